@@ -1,0 +1,92 @@
+# sieve: build, test and run. Paths derive from this file's own location, so
+# `make -C path/to/sieve` works from anywhere.
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+
+SAN ?= 0
+PREFIX ?= /usr/local
+CC ?= cc
+
+WARNINGS := -Wall -Wextra -Werror -Wconversion -Wstrict-prototypes -Wshadow
+ifeq ($(SAN),1)
+BUILD := $(ROOT)/build/san
+OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDSAN := -fsanitize=address,undefined
+else
+BUILD := $(ROOT)/build
+OPT := -O2 -g
+LDSAN :=
+endif
+CFLAGS := -std=c11 $(OPT) $(WARNINGS) -fPIC -MMD -MP
+LDLIBS := -lm
+
+# Debian packages the build and the tests need; `make deps` installs the missing ones.
+DEB_PACKAGES := libcjson-dev libcriterion-dev pkg-config
+
+ORACLE_SRC := $(wildcard $(ROOT)/oracle/*.c)
+HARNESS_LIB_SRC := $(filter-out $(ROOT)/harness/main.c,$(wildcard $(ROOT)/harness/*.c))
+SUITE_SRC := $(wildcard $(ROOT)/suites/*.c)
+
+obj = $(patsubst $(ROOT)/%.c,$(BUILD)/obj/%.o,$(1))
+ORACLE_OBJ := $(call obj,$(ORACLE_SRC))
+HARNESS_LIB_OBJ := $(call obj,$(HARNESS_LIB_SRC))
+SUITE_OBJ := $(call obj,$(SUITE_SRC))
+
+LIB_A := $(BUILD)/libsieve.a
+LIB_SO := $(BUILD)/libsieve.so
+CLI := $(BUILD)/sieve
+TESTS := $(BUILD)/sieve-tests
+EXAMPLES := $(ROOT)/harness/examples/requests.jsonl
+
+.PHONY: all deps test run clean install
+
+all: deps $(LIB_A) $(LIB_SO) $(CLI)
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "deps: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+	    || { echo "deps: apt-get failed; run: apt-get install -y$$missing" >&2; exit 1; }; \
+	else \
+	  echo "deps: missing Debian packages:$$missing" >&2; \
+	  echo "deps: run: sudo apt-get install -y$$missing" >&2; exit 1; \
+	fi
+
+$(BUILD)/obj/%.o: $(ROOT)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB_A): $(ORACLE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(ORACLE_OBJ)
+	$(CC) -shared $(LDSAN) -o $@ $^ $(LDLIBS)
+
+$(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
+	$(CC) $(LDSAN) -o $@ $^ -lcjson $(LDLIBS)
+
+$(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
+	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson $(LDLIBS)
+
+test: all $(TESTS)
+	$(TESTS) --jobs 2
+
+run: all
+	$(CLI) serve < $(EXAMPLES)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(ROOT)/oracle/sieve.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(ROOT)/build
+
+-include $(ORACLE_OBJ:.o=.d) $(HARNESS_LIB_OBJ:.o=.d) $(SUITE_OBJ:.o=.d)

@@ -1,0 +1,31 @@
+/*
+ * A growable text buffer for writing JSON responses: numbers with 17
+ * significant digits (so a float32 or float64 value parses back exactly),
+ * -inf as null, strings escaped.
+ */
+#ifndef SIEVE_JBUF_H
+#define SIEVE_JBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct jbuf {
+  char *data;
+  size_t len;
+  size_t cap;
+  int failed; /* set when an allocation failed; later writes are dropped */
+} jbuf;
+
+void jbuf_free(jbuf *b);
+void jbuf_reset(jbuf *b);
+void jbuf_raw(jbuf *b, const char *text);
+void jbuf_char(jbuf *b, char c);
+void jbuf_str(jbuf *b, const char *text);
+/* A double: %.17g, or null for -inf. Never called with NaN or +inf. */
+void jbuf_num(jbuf *b, double x);
+void jbuf_int(jbuf *b, int64_t x);
+void jbuf_u64_str(jbuf *b, uint64_t x);
+/* Writes `"key":`, with a leading comma when `comma` is set. */
+void jbuf_key(jbuf *b, const char *key, int comma);
+
+#endif /* SIEVE_JBUF_H */

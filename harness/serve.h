@@ -1,0 +1,24 @@
+/*
+ * `sieve serve`: protocol v1 (JSON lines) on a pair of streams, with the
+ * oracle as the implementation. The protocol is described in
+ * harness/PROTOCOL.md.
+ */
+#ifndef SIEVE_SERVE_H
+#define SIEVE_SERVE_H
+
+#include <stdio.h>
+
+#define SIEVE_PROTOCOL_VERSION 1
+/* The longest request line served; a longer one gets an error and is skipped. */
+#define SIEVE_SERVE_MAX_LINE ((size_t)256 << 20)
+
+/* Nonzero when `name` is a profile this server knows. */
+int sieve_serve_has_profile(const char *name);
+
+/*
+ * Answers one request per line of `in` on `out` until EOF or {"op":"bye"}.
+ * Returns 0, or 1 when writing to `out` failed.
+ */
+int sieve_serve(FILE *in, FILE *out, const char *profile);
+
+#endif /* SIEVE_SERVE_H */

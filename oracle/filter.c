@@ -1,0 +1,168 @@
+/*
+ * The filter: steps 1-5 of seed 000:13-19 (fused_sample.py:121-150, :209).
+ *
+ * Rule, for one row of float32 logits and normalized parameters:
+ *  0. Engine options first (engine.c); a finite logit is checked for NaN/+inf.
+ *  1. scaled_i = logits_i * (float)(1/T) in float32 (seed 000:11: the
+ *     reference multiplies by 1/T); p = softmax(scaled) over the whole row in
+ *     float64, sums in token order.
+ *  2. Rank by p descending; ties keep token order (seed 000:16).
+ *  3. Top-p: remove a token when the float64 mass of all better tokens,
+ *     summed in rank order, is > top_p (seed 000:17). top_p = 1 removes
+ *     nothing. The first token always stays.
+ *  4. Top-k: of the tokens left, remove rank >= k; k = -1 is off and
+ *     k > V keeps all (seed 000:18, 000:32).
+ *  5. Kept tokens get log_softmax over the kept set, in float64:
+ *     (scaled_i - max) - log(sum over kept of exp(scaled_j - max));
+ *     removed tokens get -inf (seed 000:19).
+ * Ours: a token whose logit is -inf (given, blacklisted or cut by
+ * force_topk) has p = 0, takes no rank and is never kept; a finite logit
+ * whose scaled value overflows float32 is an error, never an inf or a NaN.
+ * Invariants: the kept set is a prefix of the rank order; kept processed
+ * probabilities sum to 1; the result depends on this row alone.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct filter_work {
+  float *scaled;          /* step 1, float32 */
+  double *expd;           /* exp(scaled - max), float64 */
+  sieve__ranked *ranked;  /* step 2: key = p */
+  size_t n_ranked;        /* tokens with a finite scaled logit */
+  double max;             /* the largest scaled logit */
+} filter_work;
+
+int sieve__check_logits(const float *logits, size_t vocab) {
+  if (vocab == 0 || vocab > SIEVE_VOCAB_MAX)
+    return SIEVE_EVOCAB;
+  for (size_t i = 0; i < vocab; i++) {
+    if (isnan(logits[i]))
+      return SIEVE_ENAN;
+    if (isinf(logits[i]) && logits[i] > 0)
+      return SIEVE_EPOSINF;
+  }
+  return 0;
+}
+
+static int scale(float *row, size_t vocab, double temperature, double *max) {
+  const float inv_t = (float)(1.0 / temperature);
+  int any_finite = 0;
+  *max = -INFINITY;
+  for (size_t i = 0; i < vocab; i++) {
+    if (isinf(row[i]))
+      continue;
+    row[i] = row[i] * inv_t;
+    if (isinf(row[i]))
+      return SIEVE_EOVERFLOW;
+    any_finite = 1;
+    if (row[i] > *max)
+      *max = row[i];
+  }
+  return any_finite ? 0 : SIEVE_ENOFINITE;
+}
+
+static void softmax_and_rank(filter_work *w, size_t vocab) {
+  double total = 0.0;
+  for (size_t i = 0; i < vocab; i++) {
+    w->expd[i] = exp((double)w->scaled[i] - w->max);
+    total += w->expd[i];
+  }
+  w->n_ranked = 0;
+  for (size_t i = 0; i < vocab; i++)
+    if (!isinf(w->scaled[i]))
+      w->ranked[w->n_ranked++] = (sieve__ranked){w->expd[i] / total, (uint32_t)i};
+  sieve__rank(w->ranked, w->n_ranked);
+}
+
+/* Step 3: the number of ranks top-p keeps, and the margin of its closest decision. */
+static size_t top_p_keep(const filter_work *w, double top_p, double *margin) {
+  *margin = INFINITY;
+  if (top_p >= 1.0)
+    return w->n_ranked;
+  double mass_before = w->ranked[0].key;
+  for (size_t r = 1; r < w->n_ranked; r++) {
+    *margin = fmin(*margin, fabs(mass_before - top_p));
+    if (mass_before > top_p)
+      return r;
+    mass_before += w->ranked[r].key;
+  }
+  return w->n_ranked;
+}
+
+/* Step 4: top-k on what top-p left. */
+static size_t top_k_keep(size_t kept, int64_t top_k) {
+  if (top_k == -1 || (uint64_t)top_k >= kept)
+    return kept;
+  return (size_t)top_k;
+}
+
+/* Step 5: log_softmax over the kept set; logprobs[] doubles as the kept flag. */
+static void log_softmax_kept(const filter_work *w, size_t vocab, size_t kept, double *logprobs) {
+  for (size_t i = 0; i < vocab; i++)
+    logprobs[i] = -INFINITY;
+  for (size_t r = 0; r < kept; r++)
+    logprobs[w->ranked[r].id] = 0.0;
+  double kept_total = 0.0;
+  for (size_t i = 0; i < vocab; i++)
+    if (logprobs[i] == 0.0)
+      kept_total += w->expd[i];
+  const double log_total = log(kept_total);
+  for (size_t i = 0; i < vocab; i++)
+    if (logprobs[i] == 0.0)
+      logprobs[i] = ((double)w->scaled[i] - w->max) - log_total;
+}
+
+static void describe(const filter_work *w, size_t kept, double topp_margin,
+                     sieve_filter_info *info) {
+  info->kept = kept;
+  info->kept_mass = 0.0;
+  for (size_t r = 0; r < kept; r++)
+    info->kept_mass += w->ranked[r].key;
+  info->topp_margin = topp_margin;
+  info->cut_gap = kept < w->n_ranked ? w->ranked[kept - 1].key - w->ranked[kept].key : INFINITY;
+}
+
+static int filter_row(filter_work *w, const float *logits, size_t vocab, const sieve_params *p,
+                      const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
+  memcpy(w->scaled, logits, vocab * sizeof *logits);
+  int rc = sieve__apply_engine(engine, w->scaled, vocab);
+  if (rc == 0)
+    rc = scale(w->scaled, vocab, p->temperature, &w->max);
+  if (rc != 0)
+    return rc;
+  softmax_and_rank(w, vocab);
+  double topp_margin;
+  size_t kept = top_k_keep(top_p_keep(w, p->top_p, &topp_margin), p->top_k);
+  log_softmax_kept(w, vocab, kept, logprobs);
+  if (info)
+    describe(w, kept, topp_margin, info);
+  return 0;
+}
+
+int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
+                 const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
+  if (!logits || !params || !logprobs)
+    return SIEVE_EARG;
+  sieve_params p;
+  int rc = sieve_params_check(params, &p);
+  if (rc == 0)
+    rc = sieve__check_logits(logits, vocab);
+  if (rc != 0)
+    return rc;
+  filter_work w = {0};
+  w.scaled = malloc(vocab * sizeof *w.scaled);
+  w.expd = malloc(vocab * sizeof *w.expd);
+  w.ranked = malloc(vocab * sizeof *w.ranked);
+  rc = SIEVE_ENOMEM;
+  if (!w.scaled || !w.expd || !w.ranked)
+    goto fail;
+  rc = filter_row(&w, logits, vocab, &p, engine, logprobs, info);
+fail:
+  free(w.scaled);
+  free(w.expd);
+  free(w.ranked);
+  return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * The hash-based uniform (seed 000:34-54; random_sampling_ref, fused_sample.py:15, :93).
+ *
+ * Rule, all arithmetic modulo 2^64 with logical shifts:
+ *   seed' = seed, or seed + 1000000007 for the tag "mtp" (seed 000:59);
+ *   seq = (position * 3 + case) * 0x9E3779B97F4A7C15        (seed 000:45)
+ *   combined = seed' + (seq XOR (seq << 13))                (seed 000:46)
+ *   u = (mix(combined) >> 11) * 2^-53                       (seed 000:47, :54)
+ * Ours: the seed does not print _hash_to_uniform (random_sampling.py:58-67);
+ * we read it as the SplitMix64 finalizer (Steele, Lea and Flood; Vigna's
+ * splitmix64.c) applied to the value as it is, with no increment before it,
+ * and the top 53 bits as the mantissa. It lives in sieve_mix64 alone.
+ * Invariant: u is a multiple of 2^-53 in [0, 1); it depends on the key only.
+ */
+#include "sieve.h"
+
+uint64_t sieve_mix64(uint64_t z) {
+  z ^= z >> 30;
+  z *= UINT64_C(0xBF58476D1CE4E5B9);
+  z ^= z >> 27;
+  z *= UINT64_C(0x94D049BB133111EB);
+  z ^= z >> 31;
+  return z;
+}
+
+int sieve_uniform(const sieve_draw_key *key, double *u) {
+  if (!key || !u)
+    return SIEVE_EARG;
+  if (key->sample_case < SIEVE_CASE_SAMPLE || key->sample_case > SIEVE_CASE_ACCEPT)
+    return SIEVE_ECASE;
+  if (key->tag != SIEVE_TAG_MAIN && key->tag != SIEVE_TAG_MTP)
+    return SIEVE_ETAG;
+  uint64_t seed = key->seed + (key->tag == SIEVE_TAG_MTP ? SIEVE_MTP_SEED_OFFSET : 0);
+  uint64_t seq = (key->position * 3 + (uint64_t)key->sample_case) * SIEVE_HASH_GOLDEN;
+  uint64_t combined = seed + (seq ^ (seq << 13));
+  *u = (double)(sieve_mix64(combined) >> 11) * 0x1.0p-53;
+  return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * Internal helpers shared by the spec stages. Not installed; the suites may
+ * include it as the test-only view of the internals.
+ */
+#ifndef SIEVE_INTERNAL_H
+#define SIEVE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sieve.h"
+
+/* A token with the key it is ranked by: key descending, then id ascending. */
+typedef struct sieve__ranked {
+  double key;
+  uint32_t id;
+} sieve__ranked;
+
+/* Sorts by key descending, ties by token id ascending: a total order, so the sort is stable. */
+void sieve__rank(sieve__ranked *items, size_t n);
+
+/* SIEVE_EVOCAB, SIEVE_ENAN or SIEVE_EPOSINF for a row that cannot be filtered; 0 otherwise. */
+int sieve__check_logits(const float *logits, size_t vocab);
+
+/* Applies the blacklist, then force_topk, to a copy of the row (seed 000:65-68). */
+int sieve__apply_engine(const sieve_engine *engine, float *row, size_t vocab);
+
+#endif /* SIEVE_INTERNAL_H */

@@ -1,0 +1,21 @@
+/*
+ * Ranking. Every order in the spec is "largest first, ties keep token order"
+ * (seed 000:16): the order of steps 2-4, force_topk and top_logprobs. Keys
+ * are never NaN here, so the comparison is a total order and any sort gives
+ * the one stable result.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static int compare_ranked(const void *a, const void *b) {
+  const sieve__ranked *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key > y->key ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+void sieve__rank(sieve__ranked *items, size_t n) {
+  if (n > 1)
+    qsort(items, n, sizeof *items, compare_ranked);
+}

@@ -1,0 +1,61 @@
+#include "helpers.h"
+
+#include <string.h>
+
+int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+filtered run_filter_engine(const float *logits, size_t v, double t, double top_p, int64_t top_k,
+                           const sieve_engine *engine) {
+  filtered f;
+  memset(&f, 0, sizeof f);
+  sieve_params p = {t, top_p, top_k};
+  cr_assert(v <= MAX_V, "test row too long");
+  f.rc = sieve_filter(logits, v, &p, engine, f.lp, &f.info);
+  return f;
+}
+
+filtered run_filter(const float *logits, size_t v, double t, double top_p, int64_t top_k) {
+  return run_filter_engine(logits, v, t, top_p, top_k, NULL);
+}
+
+int is_kept(const filtered *f, size_t i) { return !isinf(f->lp[i]); }
+
+void logits_from_probs(const double *p, size_t v, float *logits) {
+  for (size_t i = 0; i < v; i++)
+    logits[i] = (float)log(p[i]);
+}
+
+uint64_t rng_next(rng *r) { return sieve_mix64(r->state += SIEVE_HASH_GOLDEN); }
+
+double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+static double normal(rng *r) {
+  double u1 = rng_unit(r) + 0x1.0p-54, u2 = rng_unit(r);
+  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+void random_row(rng *r, float *logits, size_t v) {
+  unsigned shape = (unsigned)(rng_next(r) % 5);
+  for (size_t i = 0; i < v; i++) {
+    double x = normal(r) * 2.0;
+    if (shape == 1 && i == 0)
+      x += 8.0; /* peaked */
+    if (shape == 2)
+      x = (double)(rng_next(r) % 4); /* blocks of exact ties */
+    if (shape == 4)
+      x = 0.5; /* flat */
+    logits[i] = (float)x;
+  }
+  if (shape == 3) /* -inf holes, never the whole row */
+    for (size_t i = 1; i < v; i++)
+      if (rng_next(r) % 3 == 0)
+        logits[i] = -INFINITY;
+}
+
+sieve_params random_params(rng *r, size_t v) {
+  sieve_params p;
+  p.temperature = rng_next(r) % 10 == 0 ? 1e-6 : 0.05 + 2.95 * rng_unit(r);
+  p.top_p = rng_next(r) % 4 == 0 ? 1.0 : 1.0 - rng_unit(r);
+  p.top_k = rng_next(r) % 3 == 0 ? -1 : 1 + (int64_t)(rng_next(r) % (v + 2));
+  return p;
+}

@@ -1,0 +1,64 @@
+/*
+ * Test helpers: tolerance-aware float checks (never a bare == on floats),
+ * a wrapper that filters a row into a fixed-size result, and a seeded
+ * generator of random rows for the property tests.
+ */
+#ifndef SIEVE_TEST_HELPERS_H
+#define SIEVE_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../oracle/sieve.h"
+
+#define MAX_V 64
+
+/* |actual - expected| <= tol, with a message naming what was compared. */
+#define expect_near(actual, expected, tol, what)                                          \
+  do {                                                                                    \
+    double a_ = (actual), e_ = (expected);                                                \
+    cr_expect(fabs(a_ - e_) <= (tol), "%s: got %.17g, expected %.17g within %g", (what), \
+              a_, e_, (double)(tol));                                                     \
+  } while (0)
+
+#define expect_minus_inf(actual, what)                                                   \
+  do {                                                                                   \
+    double a_ = (actual);                                                                \
+    cr_expect(isinf(a_) && a_ < 0, "%s: got %.17g, expected -inf", (what), a_);          \
+  } while (0)
+
+/* Two doubles with the same bits (both -inf counts). */
+int same_double(double a, double b);
+
+typedef struct filtered {
+  int rc;
+  double lp[MAX_V];
+  sieve_filter_info info;
+} filtered;
+
+/* Filters a row of up to MAX_V logits with the given params and no engine options. */
+filtered run_filter(const float *logits, size_t v, double t, double top_p, int64_t top_k);
+filtered run_filter_engine(const float *logits, size_t v, double t, double top_p, int64_t top_k,
+                           const sieve_engine *engine);
+
+/* Nonzero when token i is kept (finite processed logprob). */
+int is_kept(const filtered *f, size_t i);
+
+/* The full-softmax probabilities of a row at temperature 1, for building rows from probabilities. */
+void logits_from_probs(const double *p, size_t v, float *logits);
+
+/* A small deterministic generator (SplitMix64 stream) for random rows. */
+typedef struct rng {
+  uint64_t state;
+} rng;
+uint64_t rng_next(rng *r);
+double rng_unit(rng *r);
+
+/* A random row of one of several shapes: normal, peaked, ties, -inf holes, flat. */
+void random_row(rng *r, float *logits, size_t v);
+/* Random valid params: T in [0.05, 3] (sometimes tiny), top_p in (0, 1], top_k -1 or 1..v+2. */
+sieve_params random_params(rng *r, size_t v);
+
+#endif /* SIEVE_TEST_HELPERS_H */
