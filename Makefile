@@ -74,10 +74,14 @@ $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson $(LDLIBS)
 
 test: all $(TESTS)
+	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
 
+# Serves the example requests and prints each with its answer.
 run: all
-	$(CLI) serve < $(EXAMPLES)
+	@$(CLI) serve < $(EXAMPLES) > $(BUILD)/run-answers.jsonl
+	@awk 'NR == FNR { answer[FNR] = $$0; next } { print "request: " $$0; print "answer:  " answer[FNR]; print "" }' \
+	  $(BUILD)/run-answers.jsonl $(EXAMPLES)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
