@@ -20,7 +20,9 @@ CFLAGS := -std=c11 $(OPT) $(WARNINGS) -fPIC -MMD -MP
 LDLIBS := -lm
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEB_PACKAGES := libcjson-dev libcriterion-dev pkg-config
+DEB_PACKAGES := libcjson-dev libcriterion-dev pkg-config python3-torch python3-numpy python3-jsonschema
+# Debian's python3, which has python3-torch; not whichever python3 is first on PATH.
+PYTHON := /usr/bin/python3
 
 ORACLE_SRC := $(wildcard $(ROOT)/oracle/*.c)
 HARNESS_LIB_SRC := $(filter-out $(ROOT)/harness/main.c,$(wildcard $(ROOT)/harness/*.c))
@@ -37,7 +39,7 @@ CLI := $(BUILD)/sieve
 TESTS := $(BUILD)/sieve-tests
 EXAMPLES := $(ROOT)/harness/examples/requests.jsonl
 
-.PHONY: all deps test run clean install
+.PHONY: all deps test run clean install fixtures check-fixtures
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -59,6 +61,9 @@ deps:
 $(BUILD)/obj/%.o: $(ROOT)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The suites find the fixtures through the checkout they were built from.
+$(SUITE_OBJ): CFLAGS += -DSIEVE_ROOT='"$(ROOT)"'
 
 $(LIB_A): $(ORACLE_OBJ)
 	@rm -f $@
@@ -82,6 +87,14 @@ run: all
 	@$(CLI) serve < $(EXAMPLES) > $(BUILD)/run-answers.jsonl
 	@awk 'NR == FNR { answer[FNR] = $$0; next } { print "request: " $$0; print "answer:  " answer[FNR]; print "" }' \
 	  $(BUILD)/run-answers.jsonl $(EXAMPLES)
+
+# Regenerates fixtures/ from generators/ (atomically) and prints what changed, per case id.
+fixtures: deps
+	$(PYTHON) $(ROOT)/generators/make_fixtures.py
+
+# Regenerates into a temporary folder, fails on any byte difference, and lints fixtures/.
+check-fixtures: deps
+	$(PYTHON) $(ROOT)/generators/make_fixtures.py --check
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

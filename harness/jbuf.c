@@ -1,6 +1,7 @@
 /* A growable text buffer for JSON output; see jbuf.h. */
 #include "jbuf.h"
 
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -94,4 +95,27 @@ void jbuf_key(jbuf *b, const char *key, int comma) {
     jbuf_char(b, ',');
   jbuf_str(b, key);
   jbuf_char(b, ':');
+}
+
+void jbuf_json(jbuf *b, const cJSON *value) {
+  if (cJSON_IsNumber(value)) {
+    jbuf_num(b, value->valuedouble);
+  } else if (cJSON_IsString(value)) {
+    jbuf_str(b, value->valuestring);
+  } else if (cJSON_IsBool(value)) {
+    jbuf_raw(b, cJSON_IsTrue(value) ? "true" : "false");
+  } else if (cJSON_IsArray(value) || cJSON_IsObject(value)) {
+    int object = cJSON_IsObject(value);
+    jbuf_char(b, object ? '{' : '[');
+    for (const cJSON *item = value->child; item; item = item->next) {
+      if (object)
+        jbuf_key(b, item->string, item != value->child);
+      else if (item != value->child)
+        jbuf_char(b, ',');
+      jbuf_json(b, item);
+    }
+    jbuf_char(b, object ? '}' : ']');
+  } else {
+    jbuf_raw(b, "null");
+  }
 }

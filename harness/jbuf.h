@@ -25,6 +25,9 @@ void jbuf_str(jbuf *b, const char *text);
 void jbuf_num(jbuf *b, double x);
 void jbuf_int(jbuf *b, int64_t x);
 void jbuf_u64_str(jbuf *b, uint64_t x);
+/* Any JSON value, numbers with 17 significant digits (cJSON's own printer may drop an ulp). */
+struct cJSON;
+void jbuf_json(jbuf *b, const struct cJSON *value);
 /* Writes `"key":`, with a leading comma when `comma` is set. */
 void jbuf_key(jbuf *b, const char *key, int comma);
 

@@ -134,14 +134,31 @@ int req_seed(const cJSON *item, const char *path, uint64_t *out, req_error *e) {
                   "%s must be a decimal string in [0, 18446744073709551615]", path);
 }
 
+int req_number(const cJSON *item, double *out) {
+  if (cJSON_IsNumber(item)) {
+    *out = item->valuedouble;
+    return 0;
+  }
+  if (!cJSON_IsString(item))
+    return -1;
+  if (strcmp(item->valuestring, "nan") == 0)
+    *out = NAN;
+  else if (strcmp(item->valuestring, "inf") == 0)
+    *out = INFINITY;
+  else if (strcmp(item->valuestring, "-inf") == 0)
+    *out = -INFINITY;
+  else
+    return -1;
+  return 0;
+}
+
 static int param_number(const cJSON *obj, const char *key, const char *path, double *out,
                         req_error *e) {
   const cJSON *item = req_get(obj, key);
   if (!item)
     return 0;
-  if (!cJSON_IsNumber(item))
+  if (req_number(item, out) != 0)
     return req_fail(e, SIEVE_KIND_PARAMS, key, "%s.%s must be a number", path, key);
-  *out = item->valuedouble;
   return 0;
 }
 
@@ -151,8 +168,7 @@ static int param_top_k(const cJSON *obj, const char *path, int64_t *out, req_err
   if (param_number(obj, "top_k", path, &d, e) != 0)
     return -1;
   if (!isfinite(d) || d != floor(d))
-    return req_fail(e, SIEVE_KIND_PARAMS, "top_k", "%s.top_k must be an integer (got %.17g)",
-                    path, d);
+    return req_fail_code(e, SIEVE_ETOPK, path);
   *out = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d;
   return 0;
 }
@@ -182,9 +198,9 @@ static int number_array(const cJSON *item, const char *path, const char *field,
     return req_fail(e, SIEVE_KIND_REQUEST, field, "%s: out of memory", path);
   size_t i = 0;
   for (const cJSON *x = item->child; x; x = x->next, i++) {
-    if (cJSON_IsNumber(x))
-      values[i] = x->valuedouble;
-    else if (cJSON_IsNull(x) && null_value)
+    if (req_number(x, &values[i]) == 0)
+      continue;
+    if (cJSON_IsNull(x) && null_value)
       values[i] = *null_value;
     else {
       free(values);

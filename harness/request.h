@@ -39,6 +39,8 @@ const cJSON *req_get(const cJSON *obj, const char *key);
 /* An integer-valued JSON number (|x| <= 2^53), or a decimal string for 64-bit values. */
 int req_int(const cJSON *item, const char *path, const char *field, int64_t *out, req_error *e);
 int req_u64(const cJSON *item, const char *path, const char *field, uint64_t *out, req_error *e);
+/* A JSON number, or one of the strings "nan", "inf", "-inf". */
+int req_number(const cJSON *item, double *out);
 /* A 64-bit seed: a decimal string in [0, 2^64-1]. */
 int req_seed(const cJSON *item, const char *path, uint64_t *out, req_error *e);
 

@@ -38,12 +38,12 @@ typedef struct filter_work {
 int sieve__check_logits(const float *logits, size_t vocab) {
   if (vocab == 0 || vocab > SIEVE_VOCAB_MAX)
     return SIEVE_EVOCAB;
-  for (size_t i = 0; i < vocab; i++) {
+  for (size_t i = 0; i < vocab; i++)
     if (isnan(logits[i]))
       return SIEVE_ENAN;
+  for (size_t i = 0; i < vocab; i++)
     if (isinf(logits[i]) && logits[i] > 0)
       return SIEVE_EPOSINF;
-  }
   return 0;
 }
 

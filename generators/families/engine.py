@@ -1,0 +1,49 @@
+"""Engine-wide options: force_topk and the blacklist (000:65-68)."""
+import fixture_format as ff
+import reference as ref
+
+FAMILY = "engine-options"
+DESCRIPTION = ("DEEPINFER_SAMPLER_FORCE_TOPK keeps the N largest logits before every other step "
+               "(000:67); DEEPINFER_DECODE_TOKEN_BLACKLIST sets logits to -inf (000:68). Ours: "
+               "the blacklist applies first, force_topk ties go to the lower id.")
+
+ROW = [0.5, 3.0, 1.0, 3.0, 2.0, -1.0, 2.5, 0.0]
+
+
+def cases():
+    F, c, E = FAMILY, ff.filter_case, ref.Engine
+    out = []
+    for n in (1, 2, 3, 5, 7, 8, 100):
+        for t, p, k in ((1.0, 1.0, -1), (0.7, 0.9, 2)):
+            out.append(c(f"{F}/force-topk-{n}-t{t}-p{p}-k{k}", F, "000:67",
+                         f"force_topk {n}, then T {t}, top_p {p}, top_k {k}: the softmax is "
+                         f"over the {n} largest logits (ties by id).", ROW, t, p, k,
+                         engine=E(force_topk=n)))
+    lists = [("argmax-first-copy", (1,)), ("both-maxima", (1, 3)), ("low-tokens", (0, 5, 7)),
+             ("all-but-one", (0, 1, 2, 3, 4, 5, 7)), ("duplicates", (2, 2, 2))]
+    for name, ids in lists:
+        for t, p, k in ((1.0, 1.0, -1), (1.0, 0.8, 1)):
+            out.append(c(f"{F}/blacklist-{name}-p{p}-k{k}", F, "000:68",
+                         f"Blacklist {list(ids)} with top_p {p}, top_k {k}: those tokens get "
+                         "-inf before every other step.", ROW, t, p, k, engine=E(blacklist=ids)))
+    out.append(c(f"{F}/blacklist-before-force-topk", F, "000:67-68",
+                 "Blacklist [1] and force_topk 2: force_topk keeps tokens 3 and 6, two tokens "
+                 "that can be drawn.", ROW, engine=E(force_topk=2, blacklist=(1,))))
+    out.append(c(f"{F}/blacklist-every-token-is-an-error", F, "000:68",
+                 "Blacklisting every token leaves no finite logit: an invalid_logits error.", ROW,
+                 engine=E(blacklist=tuple(range(8)))))
+    out.append(c(f"{F}/blacklist-id-out-of-range-is-an-error", F, "000:68",
+                 "A blacklist id equal to V is an error naming blacklist.", ROW,
+                 engine=E(blacklist=(8,))))
+    out.append(c(f"{F}/blacklist-negative-id-is-an-error", F, "000:68",
+                 "A negative blacklist id is an error naming blacklist.", ROW,
+                 engine=E(blacklist=(-1,))))
+    out.append(c(f"{F}/force-topk-negative-is-an-error", F, "000:67",
+                 "force_topk -1 is an error naming force_topk.", ROW, engine=E(force_topk=-1)))
+    out.append(ff.sample_case(f"{F}/sample-never-draws-a-blacklisted-argmax", F, "000:68",
+                              "With tokens 1 and 3 (the maxima) blacklisted, sample draws among "
+                              "the others.",
+                              [dict(logits=ROW, t=1.0, top_p=1.0, top_k=-1, seed=s, pos=p,
+                                    n_top=2) for s, p in ((1, 2), (3, 4), (5, 6))],
+                              engine=E(blacklist=(1, 3))))
+    return out

@@ -1,0 +1,63 @@
+"""Cases that tell ordering rules apart by a margin float32 cannot blur."""
+import math
+
+import fixture_format as ff
+import reference as ref
+
+FAMILY = "ordering"
+DESCRIPTION = ("Where the rule differs from other engines' choices: top-p on the full "
+               "distribution, not after top-k (000:25-28); > not >= at an exact boundary "
+               "(000:17); stable tie order (000:16); temperature before the filters (000:15).")
+
+
+def _log(ps):
+    return [math.log(p) for p in ps]
+
+
+# (probabilities, top_k, top_p): the rule keeps more tokens than top-k-then-renormalized top-p.
+FULL_VS_RENORMALIZED = [
+    ((0.5, 0.3, 0.2), 2, 0.55), ((0.4, 0.35, 0.25), 2, 0.45), ((0.6, 0.25, 0.15), 2, 0.65),
+    ((0.3, 0.3, 0.2, 0.2), 3, 0.62), ((0.45, 0.25, 0.2, 0.1), 3, 0.72),
+    ((0.35, 0.3, 0.2, 0.15), 2, 0.4), ((0.5, 0.2, 0.2, 0.1), 3, 0.72),
+    ((0.25, 0.25, 0.25, 0.25), 2, 0.3), ((0.7, 0.2, 0.1), 2, 0.75), ((0.55, 0.3, 0.15), 2, 0.6),
+]
+
+
+def cases():
+    F, c = FAMILY, ff.filter_case
+    out = []
+    for i, (ps, k, p) in enumerate(FULL_VS_RENORMALIZED):
+        out.append(c(f"{F}/top-p-on-full-distribution-{i}", F, "000:25-28",
+                     f"p = {ps}, top_k {k}, top_p {p}: top-p measured on the full "
+                     "distribution keeps more tokens than on the renormalized top-k mass.",
+                     _log(ps), top_p=p, top_k=k))
+    for n in (2, 4, 8, 16):
+        for j in range(1, n):
+            p = j / n
+            out.append(c(f"{F}/strict-boundary-{n}-equal-top-p-{j}-of-{n}", F, "000:17",
+                         f"{n} equal logits, top_p {p}: the mass before token {j} is exactly "
+                         f"{p}, not > top_p, so {j + 1} tokens stay (>= would keep {j}).",
+                         [0.25] * n, top_p=p, exact_boundary=True))
+    ties = [
+        ([1.0, 3.0, 1.0, 3.0, 3.0, 0.0], 1.0, 2), ([5.0, 5.0, 5.0, 5.0], 1.0, 3),
+        ([0.0, 2.0, 2.0, 1.0, 2.0], 1.0, 1), ([2.0, 1.0, 2.0, 1.0, 2.0, 1.0], 1.0, 4),
+        ([7.0] * 10, 1.0, 5), ([1.0, 1.0, 0.0, 0.0], 1.0, 3),
+    ]
+    for i, (row, p, k) in enumerate(ties):
+        out.append(c(f"{F}/top-k-tie-keeps-lowest-ids-{i}", F, "000:16,000:18",
+                     f"Logits {row}, top_k {k}: a cut inside a tie keeps exactly k tokens, the "
+                     "lower ids first (not every token tied with the k-th).", row, top_p=p,
+                     top_k=k))
+    for n, p in ((3, 0.5), (5, 0.5), (6, 0.3)):
+        out.append(c(f"{F}/top-p-tie-keeps-lowest-ids-{n}", F, "000:16-17",
+                     f"{n} equal logits, top_p {p}: the kept tokens are the lowest ids.",
+                     [1.0] * n, top_p=p))
+    row = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5]
+    for t, p in ((0.5, 0.8), (2.0, 0.8), (0.5, 0.6), (3.0, 0.9), (0.7, 0.9), (0.3, 0.7)):
+        scaled = ref.filter_row(ff.as_row(row), ref.Params(t, p, -1)).kept
+        unscaled = ref.filter_row(ff.as_row(row), ref.Params(1.0, p, -1)).kept
+        assert scaled != unscaled, (t, p)
+        out.append(c(f"{F}/temperature-before-top-p-t{t}-p{p}", F, "000:15",
+                     f"Temperature {t} applies before top-p {p}: {scaled} tokens stay; top-p "
+                     f"on the unscaled distribution would keep {unscaled}.", row, t=t, top_p=p))
+    return out

@@ -1,0 +1,68 @@
+"""Every boundary of temperature, top_p and top_k, the check order, NaN and infinite values."""
+import math
+
+import fixture_format as ff
+
+FAMILY = "validation"
+DESCRIPTION = ("Parameter checks (000:11, 000:32, 000:63): each boundary, NaN and infinities, "
+               "the order temperature, top_p, top_k, and the clamp after the checks (000:9).")
+
+INF, NAN = math.inf, math.nan
+EPS = 1e-5
+
+TEMPERATURES = [
+    ("minus-1", -1.0, "000:11"), ("minus-tiny", -5e-324, "000:11"), ("minus-zero", -0.0, "000:9"),
+    ("zero", 0.0, "000:9"), ("denormal", 5e-324, "000:9"), ("1e-6", 1e-6, "000:9"),
+    ("just-below-eps", math.nextafter(EPS, 0.0), "000:9"), ("eps", EPS, "000:9"),
+    ("just-above-eps", math.nextafter(EPS, 1.0), "000:9"), ("0.5", 0.5, "000:11"),
+    ("1", 1.0, "000:63"), ("100", 100.0, "000:11"), ("1e308", 1e308, "000:11"),
+    ("plus-inf", INF, "000:11"), ("minus-inf", -INF, "000:11"), ("nan", NAN, "000:11"),
+]
+TOP_PS = [
+    ("zero", 0.0), ("minus-zero", -0.0), ("denormal", 5e-324), ("1e-12", 1e-12), ("0.5", 0.5),
+    ("just-below-1", math.nextafter(1.0, 0.0)), ("1", 1.0), ("just-above-1", math.nextafter(1.0, 2.0)),
+    ("1.5", 1.5), ("minus-0.5", -0.5), ("plus-inf", INF), ("minus-inf", -INF), ("nan", NAN),
+]
+TOP_KS = [
+    ("minus-2", -2), ("minus-1", -1), ("zero", 0), ("1", 1), ("2", 2), ("int32-max", 2**31 - 1),
+    ("int32-max-plus-1", 2**31), ("2-pow-53", 2**53), ("minus-2-pow-53", -(2**53)),
+    ("int64-max-as-double", 9.3e18), ("non-integer", 1.5),
+]
+
+
+def _fmt(x):
+    return repr(x)
+
+
+def cases():
+    F, v = FAMILY, ff.validate_case
+    out = []
+    for name, t, line in TEMPERATURES:
+        for p, k in ((0.5, 3), (1.0, -1)):
+            out.append(v(f"{F}/temperature-{name}-top-p-{p}-top-k-{k}", F, line,
+                         f"temperature {_fmt(t)} with top_p {p}, top_k {k}.", t, p, k))
+    for name, p in TOP_PS:
+        for t in (1.0, 0.0):
+            out.append(v(f"{F}/top-p-{name}-t{t}", F, "000:32",
+                         f"top_p {_fmt(p)} at temperature {t}.", t, p, -1))
+    for name, k in TOP_KS:
+        for t in (1.0, 0.0):
+            out.append(v(f"{F}/top-k-{name}-t{t}", F, "000:32",
+                         f"top_k {_fmt(k)} at temperature {t}.", t, 1.0, k))
+    order = [
+        ("temperature-before-top-p", -1.0, 0.0, -1), ("temperature-before-top-k", -1.0, 1.0, 0),
+        ("temperature-before-both", NAN, NAN, 0), ("top-p-before-top-k", 1.0, 2.0, 0),
+        ("top-p-nan-before-top-k", 1.0, NAN, -5), ("t0-top-k-0-is-an-error", 0.0, 1.0, 0),
+        ("t0-top-p-0-is-an-error", 0.0, 0.0, -1), ("t0-top-k-huge-is-an-error", 0.0, 1.0, 2**31),
+        ("t-inf-top-k-0", INF, 1.0, 0),
+    ]
+    for name, t, p, k in order:
+        out.append(v(f"{F}/order-{name}", F, "000:63",
+                     f"temperature {_fmt(t)}, top_p {_fmt(p)}, top_k {k}: the first failing "
+                     "check in the order temperature, top_p, top_k names the field.", t, p, k))
+    row = [1.0, 2.0, 3.0]
+    for name, t, p, k in order[:6] + [("clamp-resets-filters", 0.0, 0.2, 1)]:
+        out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
+                                  f"The filter checks its parameters the same way: temperature "
+                                  f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k))
+    return out

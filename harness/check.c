@@ -1,0 +1,256 @@
+/* Matching answers against fixture expectations; see check.h. */
+#include "check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../oracle/sieve.h"
+
+typedef struct checker {
+  char *why;
+  size_t why_len;
+} checker;
+
+static int mismatch(checker *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int mismatch(checker *c, const char *path, const char *fmt, ...) {
+  int n = snprintf(c->why, c->why_len, "%s: ", *path ? path : "answer");
+  if (n >= 0 && (size_t)n < c->why_len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why + n, c->why_len - (size_t)n, fmt, ap);
+    va_end(ap);
+  }
+  return 0;
+}
+
+uint64_t sieve_mixsum64(const uint32_t *words, size_t n) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++)
+    total += sieve_mix64((uint64_t)words[i] ^ ((uint64_t)(i + 1) * SIEVE_HASH_GOLDEN));
+  return total;
+}
+
+/* A number of an answer or an expectation: JSON numbers, null (-inf), "nan", "inf", "-inf". */
+static int as_number(const cJSON *x, double *out) {
+  if (cJSON_IsNumber(x))
+    *out = x->valuedouble;
+  else if (cJSON_IsNull(x))
+    *out = -INFINITY;
+  else if (cJSON_IsString(x) && strcmp(x->valuestring, "nan") == 0)
+    *out = NAN;
+  else if (cJSON_IsString(x) && strcmp(x->valuestring, "inf") == 0)
+    *out = INFINITY;
+  else if (cJSON_IsString(x) && strcmp(x->valuestring, "-inf") == 0)
+    *out = -INFINITY;
+  else
+    return -1;
+  return 0;
+}
+
+static void child_path(char *out, size_t len, const char *path, const char *key, int index) {
+  if (key)
+    snprintf(out, len, "%s%s%s", path, *path ? "." : "", key);
+  else
+    snprintf(out, len, "%s[%d]", path, index);
+}
+
+static int match(checker *c, const cJSON *expect, const cJSON *got, const char *path);
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static int match_exact(checker *c, const cJSON *want, const cJSON *got, const char *path) {
+  double a, b;
+  if (as_number(want, &a) == 0 && !cJSON_IsString(want)) {
+    if (as_number(got, &b) != 0 || cJSON_IsString(got))
+      return mismatch(c, path, "expected the number %.17g, got a non-number", a);
+    return same_bits(a, b) ? 1 : mismatch(c, path, "expected exactly %.17g, got %.17g", a, b);
+  }
+  if (cJSON_IsString(want))
+    return cJSON_IsString(got) && strcmp(want->valuestring, got->valuestring) == 0
+               ? 1
+               : mismatch(c, path, "expected \"%s\"", want->valuestring);
+  if (cJSON_IsBool(want))
+    return cJSON_IsBool(got) && cJSON_IsTrue(want) == cJSON_IsTrue(got)
+               ? 1
+               : mismatch(c, path, "expected %s", cJSON_IsTrue(want) ? "true" : "false");
+  return match(c, want, got, path);
+}
+
+static int close_enough(double want, double got, double abs_tol, double rel_tol) {
+  if (isinf(want) || isnan(want))
+    return same_bits(want, got) || (isnan(want) && isnan(got));
+  return fabs(got - want) <= abs_tol + rel_tol * fabs(want);
+}
+
+static int match_approx(checker *c, const cJSON *want, const cJSON *got, double abs_tol,
+                        double rel_tol, const char *path) {
+  if (cJSON_IsArray(want)) {
+    if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != cJSON_GetArraySize(want))
+      return mismatch(c, path, "expected an array of %d entries", cJSON_GetArraySize(want));
+    int i = 0;
+    const cJSON *g = got->child;
+    for (const cJSON *w = want->child; w; w = w->next, g = g->next, i++) {
+      char p[256];
+      child_path(p, sizeof p, path, NULL, i);
+      if (!match_approx(c, w, g, abs_tol, rel_tol, p))
+        return 0;
+    }
+    return 1;
+  }
+  double a, b;
+  if (as_number(want, &a) != 0)
+    return mismatch(c, path, "the fixture's expected value is not a number");
+  if (as_number(got, &b) != 0 || cJSON_IsString(got))
+    return mismatch(c, path, "expected a number near %.17g, got a non-number", a);
+  return close_enough(a, b, abs_tol, rel_tol)
+             ? 1
+             : mismatch(c, path, "expected %.17g within %g + %g relative, got %.17g", a, abs_tol,
+                        rel_tol, b);
+}
+
+static double tolerance(const cJSON *matcher, const char *key) {
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(matcher, key);
+  return cJSON_IsNumber(t) ? t->valuedouble : 0.0;
+}
+
+static int match_any_of(checker *c, const cJSON *options, const cJSON *got, const char *path) {
+  char first[512] = "";
+  int n = 0;
+  for (const cJSON *o = options->child; o; o = o->next, n++) {
+    if (match(c, o, got, path))
+      return 1;
+    if (n == 0)
+      snprintf(first, sizeof first, "%s", c->why);
+  }
+  return mismatch(c, path, "none of %d acceptable outcomes matched; the first: %s", n, first);
+}
+
+static int kept_checksum(const cJSON *got, size_t *kept, uint64_t *sum) {
+  size_t n = (size_t)cJSON_GetArraySize(got), count = 0;
+  uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+  if (!ids)
+    return -1;
+  uint32_t i = 0;
+  for (const cJSON *x = got->child; x; x = x->next, i++)
+    if (!cJSON_IsNull(x))
+      ids[count++] = i;
+  *kept = count;
+  *sum = sieve_mixsum64(ids, count);
+  free(ids);
+  return 0;
+}
+
+static int match_sparse(checker *c, const cJSON *spec, const cJSON *got, const char *path) {
+  const cJSON *length = cJSON_GetObjectItemCaseSensitive(spec, "length");
+  const cJSON *count = cJSON_GetObjectItemCaseSensitive(spec, "kept_count");
+  const cJSON *sum = cJSON_GetObjectItemCaseSensitive(spec, "kept_mixsum64");
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(spec, "at");
+  if (!cJSON_IsNumber(length) || !cJSON_IsNumber(count) || !cJSON_IsString(sum) || !at)
+    return mismatch(c, path, "the fixture's $sparse matcher is malformed");
+  if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != length->valueint)
+    return mismatch(c, path, "expected an array of %d entries", length->valueint);
+  size_t kept;
+  uint64_t checksum;
+  char hex[17];
+  if (kept_checksum(got, &kept, &checksum) != 0)
+    return mismatch(c, path, "out of memory");
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)checksum);
+  if (kept != (size_t)count->valueint)
+    return mismatch(c, path, "expected %d kept (finite) entries, got %zu", count->valueint, kept);
+  if (strcmp(hex, sum->valuestring) != 0)
+    return mismatch(c, path, "the kept ids differ (mixsum64 %s, expected %s)", hex,
+                    sum->valuestring);
+  for (const cJSON *entry = at->child; entry; entry = entry->next) {
+    char p[256];
+    snprintf(p, sizeof p, "%s[%s]", path, entry->string);
+    const cJSON *g = cJSON_GetArrayItem(got, atoi(entry->string));
+    if (!match_approx(c, entry, g, tolerance(spec, "abs"), tolerance(spec, "rel"), p))
+      return 0;
+  }
+  return 1;
+}
+
+static const cJSON *matcher_key(const cJSON *expect) {
+  for (const cJSON *k = expect->child; k; k = k->next)
+    if (k->string && k->string[0] == '$')
+      return k;
+  return NULL;
+}
+
+static int match_matcher(checker *c, const cJSON *expect, const cJSON *key, const cJSON *got,
+                         const char *path) {
+  double abs_tol = tolerance(expect, "abs"), rel_tol = tolerance(expect, "rel");
+  if (strcmp(key->string, "$exact") == 0)
+    return match_exact(c, key, got, path);
+  if (strcmp(key->string, "$approx") == 0 || strcmp(key->string, "$approx_array") == 0)
+    return match_approx(c, key, got, abs_tol, rel_tol, path);
+  if (strcmp(key->string, "$any_of") == 0)
+    return match_any_of(c, key, got, path);
+  if (strcmp(key->string, "$sparse") == 0)
+    return match_sparse(c, key, got, path);
+  return mismatch(c, path, "the fixture uses an unknown matcher %s", key->string);
+}
+
+static int match_object(checker *c, const cJSON *expect, const cJSON *got, const char *path) {
+  const cJSON *got_error = cJSON_GetObjectItemCaseSensitive(got, "error");
+  int expects_error = cJSON_GetObjectItemCaseSensitive(expect, "error") != NULL;
+  if (!cJSON_IsObject(got))
+    return mismatch(c, path, "expected an object");
+  if (got_error && !expects_error) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(got_error, "message");
+    return mismatch(c, path, "expected an answer, got an error: %s",
+                    cJSON_IsString(m) ? m->valuestring : "(no message)");
+  }
+  if (expects_error && !got_error)
+    return mismatch(c, path, "expected an error, got an answer");
+  for (const cJSON *e = expect->child; e; e = e->next) {
+    char p[256];
+    child_path(p, sizeof p, path, e->string, 0);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(got, e->string);
+    int optional_code = strcmp(e->string, "code") == 0 && strstr(path, "error") != NULL;
+    if (!g && optional_code)
+      continue;
+    if (!g)
+      return mismatch(c, p, "missing");
+    if (!match(c, e, g, p))
+      return 0;
+  }
+  return 1;
+}
+
+static int match(checker *c, const cJSON *expect, const cJSON *got, const char *path) {
+  if (!got)
+    return mismatch(c, path, "missing");
+  if (cJSON_IsObject(expect)) {
+    const cJSON *key = matcher_key(expect);
+    return key ? match_matcher(c, expect, key, got, path) : match_object(c, expect, got, path);
+  }
+  if (cJSON_IsArray(expect)) {
+    if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != cJSON_GetArraySize(expect))
+      return mismatch(c, path, "expected an array of %d entries", cJSON_GetArraySize(expect));
+    int i = 0;
+    const cJSON *g = got->child;
+    for (const cJSON *e = expect->child; e; e = e->next, g = g->next, i++) {
+      char p[256];
+      child_path(p, sizeof p, path, NULL, i);
+      if (!match(c, e, g, p))
+        return 0;
+    }
+    return 1;
+  }
+  if (cJSON_IsNull(expect))
+    return cJSON_IsNull(got) ? 1 : mismatch(c, path, "expected null (-inf)");
+  return match_exact(c, expect, got, path);
+}
+
+int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len) {
+  checker c = {why, why_len};
+  if (why_len)
+    why[0] = '\0';
+  return match(&c, expect, got, "");
+}

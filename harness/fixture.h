@@ -1,0 +1,32 @@
+/*
+ * Loading golden fixtures (fixtures/README.md): the file, its schema
+ * version, and requests with their row recipes expanded and verified.
+ */
+#ifndef SIEVE_FIXTURE_H
+#define SIEVE_FIXTURE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#define SIEVE_FIXTURE_SCHEMA "sieve-fixtures/1"
+
+typedef struct sieve_fixtures {
+  cJSON *root;
+  const cJSON *cases; /* the array of cases */
+} sieve_fixtures;
+
+/* Reads and parses a fixture file; 0, or -1 with a message naming the file in `err`. */
+int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t err_len);
+void sieve_fixtures_free(sieve_fixtures *f);
+
+/* A case's string member (id, family, ...), or "" when it has none. */
+const char *sieve_case_str(const cJSON *c, const char *key);
+
+/*
+ * A copy of a case's request with every {"$recipe": ...} row expanded into
+ * its logits; NULL, with a message in `err`, when a recipe is malformed or
+ * its mixsum64 does not match.
+ */
+cJSON *sieve_case_request(const cJSON *c, char *err, size_t err_len);
+
+#endif /* SIEVE_FIXTURE_H */
