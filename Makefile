@@ -78,9 +78,11 @@ $(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson $(LDLIBS)
 
+# The suites (the fixtures among them), then the oracle against generators/reference.py.
 test: all $(TESTS)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
+	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000
 
 # Serves the example requests and prints each with its answer.
 run: all

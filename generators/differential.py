@@ -1,0 +1,224 @@
+"""The differential run: the C oracle (through `sieve serve`) against reference.py, row by row.
+
+  differential.py SIEVE [--rows N] [--seed S]
+
+Generates N seeded random rows of mixed size, shape and parameters, asks both implementations
+to filter and to sample each, and compares: kept sets and error kinds exactly, processed
+logprobs within 1e-9 + 1e-9 relative, u bit for bit, tokens exactly. Both sides compute in
+float64, so a kept set or token may differ only where the reference's own margin is below
+1e-12 (a decision no float64 implementation can be held to); such rows are counted apart.
+A failure prints the row and the first difference. Exit status 0 when nothing failed.
+"""
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reference as ref  # noqa: E402
+
+TOL_ABS = TOL_REL = 1e-9
+UNDECIDABLE = 1e-12
+BATCH = 64
+
+
+EQUAL = 6
+
+
+def random_row(gen: torch.Generator, v: int):
+    """A row of one of seven shapes, and its shape."""
+    shape = int(torch.randint(0, 7, (1,), generator=gen))
+    if shape == EQUAL:  # all equal: with V a power of two, top-p boundaries are exact
+        row = torch.full((v,), 0.5, dtype=torch.float64)
+    elif shape == 0:  # normal
+        row = torch.randn(v, generator=gen, dtype=torch.float64) * 3
+    elif shape == 1:  # peaked
+        row = torch.randn(v, generator=gen, dtype=torch.float64)
+        row[int(torch.randint(0, v, (1,), generator=gen))] += 12
+    elif shape == 2:  # exact ties on a few levels
+        row = torch.randint(0, 5, (v,), generator=gen).to(torch.float64) * 0.5
+    elif shape == 3:  # -inf holes, never every token
+        row = torch.randn(v, generator=gen, dtype=torch.float64)
+        holes = torch.rand(v, generator=gen) < 0.4
+        holes[int(torch.randint(0, v, (1,), generator=gen))] = False
+        row[holes] = -math.inf
+    elif shape == 4:  # flat with noise
+        row = 1 + torch.randn(v, generator=gen, dtype=torch.float64) * 1e-3
+    else:  # large magnitudes
+        row = torch.randn(v, generator=gen, dtype=torch.float64) * 40
+    return row.to(torch.float32), shape
+
+
+def random_params(gen: torch.Generator, v: int, shape: int) -> ref.Params:
+    r = torch.rand(4, generator=gen, dtype=torch.float64).tolist()
+    t = [0.0, 1e-6, 1e-5, 0.05 + 3 * r[1], 1.0][int(r[0] * 5)]
+    top_p = 1.0 if r[2] < 0.25 else max(1e-3, r[2])
+    if shape == EQUAL and v >= 2 and v & (v - 1) == 0:
+        t, top_p = 1.0, int(torch.randint(1, v, (1,), generator=gen)) / v
+    top_k = -1 if r[3] < 0.3 else 1 + int(torch.randint(0, v + 3, (1,), generator=gen))
+    return ref.Params(t, top_p, top_k)
+
+
+def vocab(gen: torch.Generator, i: int) -> int:
+    if i % 100 == 99:
+        return int(torch.randint(8192, 65536, (1,), generator=gen))
+    if i % 10 == 9:
+        return int(torch.randint(512, 8192, (1,), generator=gen))
+    if i % 10 == 4:
+        return 2 ** int(torch.randint(1, 10, (1,), generator=gen))
+    return int(torch.randint(1, 512, (1,), generator=gen))
+
+
+def num(x: float):
+    return None if x == -math.inf else x
+
+
+def params_json(p: ref.Params) -> dict:
+    return {"temperature": p.temperature, "top_p": p.top_p, "top_k": p.top_k}
+
+
+class Oracle:
+    def __init__(self, command):
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1 << 20)
+
+    def ask(self, request: dict) -> dict:
+        self.proc.stdin.write(json.dumps(request, allow_nan=False) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit("differential: sieve serve closed its output")
+        return json.loads(line)
+
+    def close(self):
+        self.proc.stdin.write('{"op":"bye"}\n')
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def close(a: float, b: float) -> bool:
+    if math.isinf(b) or math.isinf(a):
+        return a == b
+    return abs(a - b) <= TOL_ABS + TOL_REL * abs(b)
+
+
+def compare_filter(got: dict, row: torch.Tensor, p: ref.Params, exact: bool):
+    """None when they agree, "undecidable" for a decision within 1e-12 (unless the row's
+    boundaries are exact, as for 2^k equal logits), else the difference."""
+    try:
+        want = ref.filter_row(row, p)
+    except ref.SieveError as e:
+        err = got.get("error", {})
+        same = (err.get("kind"), err.get("field"), err.get("code")) == (e.kind, e.field, e.code)
+        return None if same else f"expected error {e.code}, got {json.dumps(got)[:200]}"
+    if "error" in got:
+        return f"expected an answer, got {got['error']}"
+    lp = [(-math.inf if x is None else x) for x in got["logprobs"]]
+    w = want.logprobs.tolist()
+    kept_got = [i for i, x in enumerate(lp) if x != -math.inf]
+    kept_want = [i for i, x in enumerate(w) if x != -math.inf]
+    if kept_got != kept_want:
+        gap = want.cut_gap / max(float(want.probs[want.ranked[want.kept - 1]]), 1e-300)
+        if not exact and (want.topp_margin < UNDECIDABLE or gap < UNDECIDABLE):
+            return "undecidable"
+        first = next(i for i in range(len(w)) if (lp[i] == -math.inf) != (w[i] == -math.inf))
+        return (f"kept sets differ at token {first}: oracle {lp[first]!r}, reference {w[first]!r} "
+                f"(oracle keeps {len(kept_got)}, reference {len(kept_want)})")
+    for i, (a, b) in enumerate(zip(lp, w)):
+        if not close(a, b):
+            return f"logprob of token {i}: oracle {a!r}, reference {b!r}"
+    return None
+
+
+def compare_sample(got: dict, row, p, seed, pos, n_top, exact: bool):
+    try:
+        want = ref.sample(row, p, seed, pos, n_top)
+    except ref.SieveError as e:
+        err = got.get("error", {})
+        same = (err.get("kind"), err.get("field")) == (e.kind, e.field)
+        return None if same else f"expected error {e.code}, got {json.dumps(got)[:200]}"
+    if "error" in got:
+        return f"expected an answer, got {got['error']}"
+    if got["u"] != want.u:
+        return f"u: oracle {got['u']!r}, reference {want.u!r}"
+    if got["token"] != want.token:
+        near = want.draw_margin < UNDECIDABLE or want.filtered.topp_margin < UNDECIDABLE
+        if near and not exact:
+            return "undecidable"
+        return f"token: oracle {got['token']}, reference {want.token}"
+    if not close(got["logprob"], want.logprob):
+        return f"logprob: oracle {got['logprob']!r}, reference {want.logprob!r}"
+    tops = [(i, -math.inf if x is None else x) for i, x in got["top_logprobs"]]
+    for (gi, gx), (wi, wx) in zip(tops, want.top):
+        if not close(gx, wx):
+            return f"top_logprobs: oracle {(gi, gx)}, reference {(wi, wx)}"
+    return None
+
+
+def report(kind, i, row, p, detail, extra=""):
+    values = row.tolist()
+    shown = values if len(values) <= 16 else values[:16] + ["..."]
+    print(f"differential: FAIL {kind} row {i}: V={len(values)} T={p.temperature!r} "
+          f"top_p={p.top_p!r} top_k={p.top_k}{extra}\n  logits: {shown}\n  {detail}",
+          file=sys.stderr)
+
+
+def run(command, rows: int, seed: int) -> int:
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(seed)
+    oracle = Oracle(command)
+    passed = failed = undecidable = 0
+    for start in range(0, rows, BATCH):
+        batch = []
+        for i in range(start, min(rows, start + BATCH)):
+            v = vocab(gen, i)
+            row, shape = random_row(gen, v)
+            p = random_params(gen, v, shape)
+            s = int(torch.randint(0, 2**62, (1,), generator=gen)) * 4 + 3
+            pos = int(torch.randint(0, 2**40, (1,), generator=gen))
+            n_top = int(torch.randint(0, min(v, 8) + 1, (1,), generator=gen))
+            exact = shape == EQUAL and v & (v - 1) == 0
+            batch.append((i, row, p, s, pos, n_top, exact))
+        logits = [[num(x) for x in row.tolist()] for _, row, *_ in batch]
+        filtered = oracle.ask({"op": "filter", "rows": [
+            {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]})
+        sampled = oracle.ask({"op": "sample", "rows": [
+            {"logits": lg, "params": params_json(b[2]), "seed": str(b[3]), "position": b[4],
+             "top_logprobs": b[5]} for lg, b in zip(logits, batch)]})
+        for (i, row, p, s, pos, n_top, exact), fg, sg in zip(batch, filtered["rows"],
+                                                             sampled["rows"]):
+            results = [("filter", compare_filter(fg, row, p, exact), ""),
+                       ("sample", compare_sample(sg, row, p, s, pos, n_top, exact),
+                        f" seed={s} position={pos} top_logprobs={n_top}")]
+            bad = [(k, d, x) for k, d, x in results if d not in (None, "undecidable")]
+            if bad:
+                failed += 1
+                if failed <= 10:
+                    report(bad[0][0], i, row, p, bad[0][1], bad[0][2])
+            elif any(d == "undecidable" for _, d, _ in results):
+                undecidable += 1
+            else:
+                passed += 1
+    oracle.close()
+    print(f"differential: {rows} rows (seed {seed}) through filter and sample; "
+          f"{undecidable} decided within 1e-12 of a boundary and accepted either way")
+    print(f"differential: {passed + undecidable} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sieve", help="path to the sieve binary")
+    ap.add_argument("--rows", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    return run([args.sieve, "serve"], args.rows, args.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
