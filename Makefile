@@ -73,10 +73,10 @@ $(LIB_SO): $(ORACLE_OBJ)
 	$(CC) -shared $(LDSAN) -o $@ $^ $(LDLIBS)
 
 $(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
-	$(CC) $(LDSAN) -o $@ $^ -lcjson $(LDLIBS)
+	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
-	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson $(LDLIBS)
+	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson -lpthread -ldl $(LDLIBS)
 
 # The suites (the fixtures among them), then the oracle against generators/reference.py.
 test: all $(TESTS)

@@ -12,6 +12,7 @@
 typedef struct checker {
   char *why;
   size_t why_len;
+  int error_mismatch;
 } checker;
 
 static int mismatch(checker *c, const char *path, const char *fmt, ...)
@@ -201,6 +202,8 @@ static int match_object(checker *c, const cJSON *expect, const cJSON *got, const
   int expects_error = cJSON_GetObjectItemCaseSensitive(expect, "error") != NULL;
   if (!cJSON_IsObject(got))
     return mismatch(c, path, "expected an object");
+  if ((got_error != NULL) != expects_error)
+    c->error_mismatch = 1;
   if (got_error && !expects_error) {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(got_error, "message");
     return mismatch(c, path, "expected an answer, got an error: %s",
@@ -248,9 +251,17 @@ static int match(checker *c, const cJSON *expect, const cJSON *got, const char *
   return match_exact(c, expect, got, path);
 }
 
-int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len) {
-  checker c = {why, why_len};
+int sieve_check_ex(const cJSON *expect, const cJSON *got, char *why, size_t why_len,
+                   int *error_mismatch) {
+  checker c = {why, why_len, 0};
   if (why_len)
     why[0] = '\0';
-  return match(&c, expect, got, "");
+  int ok = match(&c, expect, got, "");
+  if (error_mismatch)
+    *error_mismatch = !ok && c.error_mismatch;
+  return ok;
+}
+
+int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len) {
+  return sieve_check_ex(expect, got, why, why_len, NULL);
 }

@@ -13,6 +13,10 @@
 /* 1 when `got` matches `expect`; otherwise 0, with a one-line reason naming the path in `why`. */
 int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len);
 
+/* The same; *error_mismatch is set when an error stood where an answer was due, or the reverse. */
+int sieve_check_ex(const cJSON *expect, const cJSON *got, char *why, size_t why_len,
+                   int *error_mismatch);
+
 /* The mixsum64 checksum of 32-bit words (fixtures/README.md, "Recipes and checksums"). */
 uint64_t sieve_mixsum64(const uint32_t *words, size_t n);
 

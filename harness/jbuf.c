@@ -69,8 +69,8 @@ void jbuf_str(jbuf *b, const char *text) {
 }
 
 void jbuf_num(jbuf *b, double x) {
-  if (isinf(x) && x < 0) {
-    jbuf_raw(b, "null");
+  if (isinf(x) || isnan(x)) {
+    jbuf_raw(b, isnan(x) ? "\"nan\"" : x < 0 ? "null" : "\"inf\"");
     return;
   }
   char text[32];

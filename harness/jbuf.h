@@ -21,7 +21,7 @@ void jbuf_reset(jbuf *b);
 void jbuf_raw(jbuf *b, const char *text);
 void jbuf_char(jbuf *b, char c);
 void jbuf_str(jbuf *b, const char *text);
-/* A double: %.17g, or null for -inf. Never called with NaN or +inf. */
+/* A double: %.17g; null for -inf; the strings "nan" and "inf" (protocol v1) otherwise. */
 void jbuf_num(jbuf *b, double x);
 void jbuf_int(jbuf *b, int64_t x);
 void jbuf_u64_str(jbuf *b, uint64_t x);

@@ -1,18 +1,24 @@
 /*
- * The sieve command line. Subcommands:
- *   sieve serve [--profile deepinfer]   protocol v1 on stdin/stdout
- * Exit status: 0 success; 1 an output error; 2 a usage error.
+ * The sieve command line.
+ *   sieve serve [--profile deepinfer | --lib PATH.so]   protocol v1 on stdin/stdout
+ *   sieve run --impl IMPL [options]                     an implementation through the fixtures
+ * Exit status: 0 success; 1 failures (run) or an output error (serve); 2 a usage error.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../oracle/sieve.h"
+#include "run.h"
 #include "serve.h"
+#include "sieve_impl.h"
 
 static const char usage[] =
-    "usage: sieve serve [--profile NAME]   serve protocol v1 on stdin/stdout\n"
+    "usage: sieve serve [--profile NAME | --lib PATH.so]   serve protocol v1 on stdin/stdout\n"
+    "       sieve run --impl IMPL [options]                put an implementation through the\n"
+    "                                                      fixtures (sieve run --help)\n"
     "       sieve --version\n"
     "       sieve --help\n"
     "profiles: deepinfer (the spec, the default)\n";
@@ -24,20 +30,43 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* Loads a library's sieve_impl table (harness/sieve_impl.h); NULL with a message on failure. */
+static const sieve_impl *load_impl(const char *path) {
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    fprintf(stderr, "sieve serve: cannot load %s: %s\n", path, dlerror());
+    return NULL;
+  }
+  sieve_impl_get_fn get;
+  *(void **)&get = dlsym(handle, SIEVE_IMPL_SYMBOL);
+  const sieve_impl *impl = get ? get() : NULL;
+  if (!impl || impl->abi != SIEVE_IMPL_ABI || !impl->name || !impl->version) {
+    fprintf(stderr, "sieve serve: %s does not export %s() returning a sieve_impl of ABI %d\n",
+            path, SIEVE_IMPL_SYMBOL, SIEVE_IMPL_ABI);
+    return NULL;
+  }
+  return impl;
+}
+
 static int cmd_serve(int argc, char **argv) {
-  const char *profile = "deepinfer";
+  const char *profile = "deepinfer", *lib = NULL;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
       profile = argv[++i];
     else if (strncmp(argv[i], "--profile=", 10) == 0)
       profile = argv[i] + 10;
+    else if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc)
+      lib = argv[++i];
     else
       return usage_error("serve: unexpected argument '%s'", argv[i]);
   }
-  if (!sieve_serve_has_profile(profile))
+  if (!lib && !sieve_serve_has_profile(profile))
     return usage_error("serve: unknown profile '%s'", profile);
   signal(SIGPIPE, SIG_IGN);
-  return sieve_serve(stdin, stdout, profile);
+  if (!lib)
+    return sieve_serve(stdin, stdout, profile);
+  const sieve_impl *impl = load_impl(lib);
+  return impl ? sieve_serve_impl(stdin, stdout, impl) : 2;
 }
 
 int main(int argc, char **argv) {
@@ -53,5 +82,11 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "serve") == 0)
     return cmd_serve(argc - 2, argv + 2);
+  if (strcmp(argv[1], "run") == 0) {
+    signal(SIGPIPE, SIG_IGN);
+    if (argc > 2 && strcmp(argv[2], "--help") == 0)
+      return sieve_run_main(0, NULL) == 2 ? 0 : 0;
+    return sieve_run_main(argc - 2, argv + 2);
+  }
   return usage_error("unknown subcommand '%s'", argv[1]);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "jbuf.h"
 #include "request.h"
 
@@ -21,6 +22,7 @@ typedef struct op_context {
   jbuf *out;
   req_error *err;
   const char *profile;
+  const sieve_impl *impl; /* NULL: the oracle */
 } op_context;
 
 typedef int (*op_handler)(op_context *ctx);
@@ -89,12 +91,27 @@ static int op_hello(op_context *ctx) {
     return req_fail(ctx->err, SIEVE_KIND_REQUEST, "protocol",
                     "request.protocol must be %d, the version this server speaks",
                     SIEVE_PROTOCOL_VERSION);
+  static const char *const all_ops[] = {"hello", "validate", "filter",   "uniform",
+                                        "draw",  "sample",   "position", "bye"};
   jbuf *b = ctx->out;
-  jbuf_raw(b, "{\"protocol\":1,\"name\":\"" SERVER_NAME "\",\"version\":\"" SIEVE_VERSION "\"");
-  jbuf_key(b, "profile", 1);
-  jbuf_str(b, ctx->profile);
-  jbuf_raw(b, ",\"ops\":[\"hello\",\"validate\",\"filter\",\"uniform\",\"draw\",\"sample\","
-              "\"position\",\"bye\"]}");
+  jbuf_raw(b, "{\"protocol\":1");
+  jbuf_key(b, "name", 1);
+  jbuf_str(b, ctx->impl ? ctx->impl->name : SERVER_NAME);
+  jbuf_key(b, "version", 1);
+  jbuf_str(b, ctx->impl ? ctx->impl->version : SIEVE_VERSION);
+  if (!ctx->impl) {
+    jbuf_key(b, "profile", 1);
+    jbuf_str(b, ctx->profile);
+  }
+  jbuf_raw(b, ",\"ops\":[");
+  int first = 1;
+  for (size_t i = 0; i < sizeof all_ops / sizeof all_ops[0]; i++)
+    if (backend_supports(ctx->impl, all_ops[i])) {
+      jbuf_raw(b, first ? "" : ",");
+      jbuf_str(b, all_ops[i]);
+      first = 0;
+    }
+  jbuf_raw(b, "]}");
   return 0;
 }
 
@@ -104,7 +121,7 @@ static int op_validate(op_context *ctx) {
   if (check_keys(ctx, keys) != 0 ||
       req_params(req_get(ctx->req, "params"), "params", &p, ctx->err) != 0)
     return -1;
-  int rc = sieve_params_check(&p, &p);
+  int rc = backend_validate(ctx->impl, &p, &p);
   if (rc != 0)
     return req_fail_code(ctx->err, rc, "params");
   jbuf_raw(ctx->out, "{\"params\":");
@@ -113,14 +130,15 @@ static int op_validate(op_context *ctx) {
   return 0;
 }
 
-static int filter_row(const cJSON *row, const char *path, const sieve_engine *engine, jbuf *b,
-                      req_error *e) {
+static int filter_row(const cJSON *row, const char *path, const sieve_engine *engine,
+                      const sieve_impl *impl, jbuf *b, req_error *e) {
   static const char *const keys[] = {"logits", "params", NULL};
   float *logits = NULL;
   double *logprobs = NULL;
   size_t vocab = 0;
   sieve_params params;
   sieve_filter_info info;
+  int has_info = 0;
   char field[64];
   int rc = -1;
   snprintf(field, sizeof field, "%s.logits", path);
@@ -129,7 +147,8 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
       req_logits(req_get(row, "logits"), field, &logits, &vocab, e) != 0)
     goto fail;
   logprobs = malloc((vocab ? vocab : 1) * sizeof *logprobs);
-  int code = logprobs ? sieve_filter(logits, vocab, &params, engine, logprobs, &info)
+  int code = logprobs ? backend_filter(impl, logits, vocab, &params, engine, logprobs, &info,
+                                       &has_info)
                       : SIEVE_ENOMEM;
   if (code != 0) {
     req_fail_code(e, code, path);
@@ -142,7 +161,8 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
     jbuf_num(b, logprobs[i]);
   }
   jbuf_char(b, ']');
-  write_info(b, &info);
+  if (has_info)
+    write_info(b, &info);
   jbuf_char(b, '}');
   rc = 0;
 fail:
@@ -176,8 +196,7 @@ static int for_each_row(op_context *ctx, const sieve_engine *engine,
 
 static int filter_each(const cJSON *row, const char *path, const sieve_engine *engine,
                        const void *extra, jbuf *b, req_error *e) {
-  (void)extra;
-  return filter_row(row, path, engine, b, e);
+  return filter_row(row, path, engine, extra, b, e);
 }
 
 static int op_filter(op_context *ctx) {
@@ -187,7 +206,7 @@ static int op_filter(op_context *ctx) {
   int rc = -1;
   if (check_keys(ctx, keys) == 0 &&
       req_engine(req_get(ctx->req, "engine"), &engine, &ids, ctx->err) == 0)
-    rc = for_each_row(ctx, &engine, filter_each, NULL);
+    rc = for_each_row(ctx, &engine, filter_each, ctx->impl);
   free(ids);
   return rc;
 }
@@ -207,14 +226,15 @@ static int draw_key(const cJSON *obj, const char *path, int sample_case, int tag
   return 0;
 }
 
-static int uniform_item(const cJSON *item, const char *path, double *u, req_error *e) {
+static int uniform_item(const sieve_impl *impl, const cJSON *item, const char *path, double *u,
+                        req_error *e) {
   static const char *const keys[] = {"seed", "position", "case", "tag", NULL};
   int sample_case, tag;
   sieve_draw_key key;
   if (req_check_keys(item, keys, path, e) != 0 || req_case_tag(item, &sample_case, &tag, e) != 0 ||
       draw_key(item, path, sample_case, tag, &key, e) != 0)
     return -1;
-  int rc = sieve_uniform(&key, u);
+  int rc = backend_uniform(impl, &key, u);
   return rc ? req_fail_code(e, rc, path) : 0;
 }
 
@@ -230,7 +250,7 @@ static int op_uniform(op_context *ctx) {
     char path[48];
     double u;
     snprintf(path, sizeof path, "items[%zu]", i);
-    if (uniform_item(item, path, &u, ctx->err) != 0) {
+    if (uniform_item(ctx->impl, item, path, &u, ctx->err) != 0) {
       jbuf_free(&scratch);
       return -1;
     }
@@ -244,14 +264,8 @@ static int op_uniform(op_context *ctx) {
   return 0;
 }
 
-typedef struct draw_answer {
-  int64_t token;
-  double u;
-  double margin;
-} draw_answer;
-
-static int draw_row(const cJSON *row, const char *path, int sample_case, int tag,
-                    draw_answer *answer, req_error *e) {
+static int draw_row(const sieve_impl *impl, const cJSON *row, const char *path, int sample_case,
+                    int tag, sieve_sample_result *answer, int *has_extras, req_error *e) {
   static const char *const keys[] = {"probs", "seed", "position", NULL};
   sieve_draw_key key;
   double *probs = NULL;
@@ -262,33 +276,35 @@ static int draw_row(const cJSON *row, const char *path, int sample_case, int tag
       draw_key(row, path, sample_case, tag, &key, e) != 0 ||
       req_probs(req_get(row, "probs"), field, &probs, &vocab, e) != 0)
     return -1;
-  int rc = sieve_uniform(&key, &answer->u);
-  if (rc == 0)
-    rc = sieve_draw(probs, vocab, answer->u, &answer->token, &answer->margin);
+  int rc = backend_draw(impl, probs, vocab, &key, answer, has_extras);
   free(probs);
   return rc ? req_fail_code(e, rc, path) : 0;
 }
 
-static void write_draws(jbuf *b, const draw_answer *answers, size_t n) {
+static void write_draws(jbuf *b, const sieve_sample_result *answers, size_t n, int has_extras) {
   jbuf_raw(b, "{\"tokens\":[");
   for (size_t i = 0; i < n; i++) {
     if (i)
       jbuf_char(b, ',');
     jbuf_int(b, answers[i].token);
   }
-  jbuf_raw(b, "],\"u\":[");
-  for (size_t i = 0; i < n; i++) {
-    if (i)
-      jbuf_char(b, ',');
-    jbuf_num(b, answers[i].u);
+  jbuf_char(b, ']');
+  if (has_extras) {
+    jbuf_raw(b, ",\"u\":[");
+    for (size_t i = 0; i < n; i++) {
+      if (i)
+        jbuf_char(b, ',');
+      jbuf_num(b, answers[i].u);
+    }
+    jbuf_raw(b, "],\"margins\":[");
+    for (size_t i = 0; i < n; i++) {
+      if (i)
+        jbuf_char(b, ',');
+      jbuf_num(b, answers[i].draw_margin);
+    }
+    jbuf_char(b, ']');
   }
-  jbuf_raw(b, "],\"margins\":[");
-  for (size_t i = 0; i < n; i++) {
-    if (i)
-      jbuf_char(b, ',');
-    jbuf_num(b, answers[i].margin);
-  }
-  jbuf_raw(b, "]}");
+  jbuf_char(b, '}');
 }
 
 static int op_draw(op_context *ctx) {
@@ -300,17 +316,18 @@ static int op_draw(op_context *ctx) {
   if (!rows)
     return -1;
   size_t n = (size_t)cJSON_GetArraySize(rows), i = 0;
-  draw_answer *answers = malloc((n ? n : 1) * sizeof *answers);
+  sieve_sample_result *answers = calloc(n ? n : 1, sizeof *answers);
+  int has_extras = 0;
   if (!answers)
     return req_fail(ctx->err, SIEVE_KIND_REQUEST, "rows", "request.rows: out of memory");
   int rc = 0;
   for (const cJSON *row = rows->child; row && rc == 0; row = row->next, i++) {
     char path[48];
     snprintf(path, sizeof path, "rows[%zu]", i);
-    rc = draw_row(row, path, sample_case, tag, &answers[i], ctx->err);
+    rc = draw_row(ctx->impl, row, path, sample_case, tag, &answers[i], &has_extras, ctx->err);
   }
   if (rc == 0)
-    write_draws(ctx->out, answers, n);
+    write_draws(ctx->out, answers, n, has_extras);
   free(answers);
   return rc;
 }
@@ -318,10 +335,11 @@ static int op_draw(op_context *ctx) {
 typedef struct sample_setup {
   int sample_case;
   int tag;
+  const sieve_impl *impl;
 } sample_setup;
 
 static void write_sample(jbuf *b, const sieve_sample_result *r, const sieve_top_entry *top,
-                         size_t n_top) {
+                         size_t n_top, int has_extras) {
   jbuf_raw(b, "{\"token\":");
   jbuf_int(b, r->token);
   jbuf_key(b, "logprob", 1);
@@ -335,11 +353,13 @@ static void write_sample(jbuf *b, const sieve_sample_result *r, const sieve_top_
     jbuf_char(b, ']');
   }
   jbuf_char(b, ']');
-  jbuf_key(b, "u", 1);
-  jbuf_num(b, r->u);
-  jbuf_key(b, "draw_margin", 1);
-  jbuf_num(b, r->draw_margin);
-  write_info(b, &r->filter);
+  if (has_extras) {
+    jbuf_key(b, "u", 1);
+    jbuf_num(b, r->u);
+    jbuf_key(b, "draw_margin", 1);
+    jbuf_num(b, r->draw_margin);
+    write_info(b, &r->filter);
+  }
   jbuf_char(b, '}');
 }
 
@@ -370,14 +390,16 @@ static int sample_each(const cJSON *row, const char *path, const sieve_engine *e
     goto fail;
   }
   top = malloc(((size_t)n_top ? (size_t)n_top : 1) * sizeof *top);
-  sieve_sample_result result;
-  int code = top ? sieve_sample(logits, vocab, &params, engine, &key, (size_t)n_top, top, &result)
+  sieve_sample_result result = {0};
+  int has_extras = 0;
+  int code = top ? backend_sample(setup->impl, logits, vocab, &params, engine, &key,
+                                  (size_t)n_top, top, &result, &has_extras)
                  : SIEVE_ENOMEM;
   if (code != 0) {
     req_fail_code(e, code, path);
     goto fail;
   }
-  write_sample(b, &result, top, (size_t)n_top);
+  write_sample(b, &result, top, (size_t)n_top, has_extras);
   rc = 0;
 fail:
   free(logits);
@@ -388,7 +410,7 @@ fail:
 static int op_sample(op_context *ctx) {
   static const char *const keys[] = {"op", "rows", "case", "tag", "engine", NULL};
   sieve_engine engine;
-  sample_setup setup;
+  sample_setup setup = {0, 0, ctx->impl};
   int64_t *ids = NULL;
   int rc = -1;
   if (check_keys(ctx, keys) == 0 &&
@@ -414,7 +436,8 @@ static int op_position(op_context *ctx) {
       req_int(req_get(ctx->req, "seqlen_k"), "request.seqlen_k", "seqlen_k", &k, ctx->err) != 0 ||
       (row_item && req_int(row_item, "request.row", "row", &row, ctx->err) != 0))
     return -1;
-  int rc = sieve_position(is_prefill ? SIEVE_PREFILL : SIEVE_DECODE, q, k, row, &position);
+  int rc = backend_position(ctx->impl, is_prefill ? SIEVE_PREFILL : SIEVE_DECODE, q, k, row,
+                            &position);
   if (rc != 0)
     return req_fail_code(ctx->err, rc, "request");
   jbuf_raw(ctx->out, "{\"position\":");
@@ -439,8 +462,12 @@ static int dispatch(op_context *ctx) {
   if (!cJSON_IsString(op))
     return req_fail(ctx->err, SIEVE_KIND_REQUEST, "op", "request.op must be a string");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-    if (strcmp(op->valuestring, ops[i].name) == 0)
+    if (strcmp(op->valuestring, ops[i].name) == 0) {
+      if (!backend_supports(ctx->impl, ops[i].name))
+        return req_fail(ctx->err, SIEVE_KIND_OP, "op", "op \"%s\" is not implemented by %s",
+                        ops[i].name, ctx->impl->name);
       return ops[i].handler(ctx);
+    }
   return req_fail(ctx->err, SIEVE_KIND_OP, "op", "unsupported op \"%s\"", op->valuestring);
 }
 
@@ -450,7 +477,8 @@ static int is_bye(const cJSON *req) {
 }
 
 /* Answers one line into `b`; returns 1 when the line was a bye. */
-static int answer_line(const char *line, size_t len, long lineno, const char *profile, jbuf *b) {
+static int answer_line(const char *line, size_t len, long lineno, const char *profile,
+                       const sieve_impl *impl, jbuf *b) {
   req_error err;
   const char *end = NULL;
   cJSON *req = NULL;
@@ -466,7 +494,7 @@ static int answer_line(const char *line, size_t len, long lineno, const char *pr
   else if ((stop = is_bye(req)))
     jbuf_raw(b, "{\"bye\":true}");
   else {
-    op_context ctx = {req, b, &err, profile};
+    op_context ctx = {req, b, &err, profile, impl};
     if (dispatch(&ctx) == 0)
       goto done;
     jbuf_reset(b);
@@ -482,7 +510,7 @@ static int is_blank(const char *line, size_t len) {
   return strspn(line, " \t\r\n") == len;
 }
 
-int sieve_serve(FILE *in, FILE *out, const char *profile) {
+static int serve_loop(FILE *in, FILE *out, const char *profile, const sieve_impl *impl) {
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;
@@ -494,7 +522,7 @@ int sieve_serve(FILE *in, FILE *out, const char *profile) {
     if (is_blank(line, (size_t)n))
       continue;
     jbuf_reset(&b);
-    stop = answer_line(line, (size_t)n, lineno, profile, &b);
+    stop = answer_line(line, (size_t)n, lineno, profile, impl, &b);
     if (b.failed) {
       jbuf_reset(&b);
       jbuf_raw(&b, "{\"error\":{\"kind\":\"invalid_request\",\"field\":\"\","
@@ -508,4 +536,12 @@ int sieve_serve(FILE *in, FILE *out, const char *profile) {
   free(line);
   jbuf_free(&b);
   return rc;
+}
+
+int sieve_serve(FILE *in, FILE *out, const char *profile) {
+  return serve_loop(in, out, profile, NULL);
+}
+
+int sieve_serve_impl(FILE *in, FILE *out, const sieve_impl *impl) {
+  return serve_loop(in, out, "", impl);
 }

@@ -21,4 +21,8 @@ int sieve_serve_has_profile(const char *name);
  */
 int sieve_serve(FILE *in, FILE *out, const char *profile);
 
+/* The same, answering with a shared library's table (`sieve serve --lib`). */
+struct sieve_impl;
+int sieve_serve_impl(FILE *in, FILE *out, const struct sieve_impl *impl);
+
 #endif /* SIEVE_SERVE_H */

@@ -1,0 +1,52 @@
+/*
+ * An implementation under test as a child process speaking protocol v1:
+ * one request line in, one answer line out, under a time limit. The child
+ * is untrusted: it may crash, hang, print anything or exit; each is a
+ * status here, and the process can be killed and started again.
+ */
+#ifndef SIEVE_PROC_H
+#define SIEVE_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The longest answer line read; a longer one is an error of the implementation. */
+#define PROC_MAX_LINE ((size_t)512 << 20)
+
+typedef enum proc_status {
+  PROC_OK = 0,
+  PROC_TIMEOUT,  /* no full answer line within the time limit */
+  PROC_EXITED,   /* closed its output or exited before answering */
+  PROC_TOO_LONG, /* the answer line exceeded PROC_MAX_LINE */
+  PROC_NOSTART   /* could not be started */
+} proc_status;
+
+typedef struct proc {
+  char **argv;
+  pid_t pid;
+  int to_child, from_child, err_fd;
+  char *buf; /* bytes read and not yet returned */
+  size_t len, cap;
+  char *line; /* the last answer line returned */
+  int timeout_ms;
+} proc;
+
+/* Starts argv[0] with argv; stderr goes to a private temporary file. */
+proc_status proc_start(proc *p, char **argv, int timeout_ms);
+
+/*
+ * Sends `request` (one line, without its newline) and waits for one answer
+ * line; on PROC_OK *line points at it (NUL-terminated, without newline) until
+ * the next call.
+ */
+proc_status proc_exchange(proc *p, const char *request, size_t len, char **line);
+
+/* Kills the process group if still running and reaps it; writes how it ended into `how`. */
+void proc_stop(proc *p, char *how, size_t how_len);
+
+/* The last `max` bytes the child wrote to stderr, for reports ("" if none). */
+void proc_stderr_tail(const proc *p, char *out, size_t max);
+
+const char *proc_status_name(proc_status s);
+
+#endif /* SIEVE_PROC_H */

@@ -1,0 +1,229 @@
+/* Renderings of a run report; see report.h. */
+#include "report.h"
+
+#include <string.h>
+
+#include "jbuf.h"
+#include "suites.h"
+
+typedef struct suite_counts {
+  const char *suite;
+  size_t counts[OUTCOME_COUNT];
+} suite_counts;
+
+/* Per-suite counts, in the order of sieve_suites; returns how many suites have cases. */
+static size_t by_suite(const run_report *r, suite_counts *out) {
+  size_t n = 0;
+  for (size_t s = 0; sieve_suites[s]; s++) {
+    suite_counts c = {sieve_suites[s], {0}};
+    size_t total = 0;
+    for (size_t i = 0; i < r->n_cases; i++)
+      if (strcmp(r->cases[i].suite, sieve_suites[s]) == 0) {
+        c.counts[r->cases[i].outcome]++;
+        total++;
+      }
+    if (total)
+      out[n++] = c;
+  }
+  return n;
+}
+
+static const char *verdict(const run_report *r) {
+  return r->unexpected || r->now_passing ? "FAILED" : "ok";
+}
+
+static const char *mark(const case_result *c) {
+  if (c->outcome == OUTCOME_PASS)
+    return c->expected_failure ? " (expected to fail: remove it from the expectation file)" : "";
+  return c->expected_failure ? " (expected)" : "";
+}
+
+static void render_text(const run_report *r, FILE *out) {
+  fprintf(out, "sieve run: %s (%s %s) against %s fixtures\n", r->options->impl,
+          r->impl_name, r->impl_version, r->fixtures_schema);
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    if (c->outcome != OUTCOME_PASS || c->expected_failure)
+      if (c->outcome != OUTCOME_SKIP)
+        fprintf(out, "%-5s %s: %s%s\n", outcome_name(c->outcome), c->id, c->detail, mark(c));
+  }
+  suite_counts suites[SUITES_MAX];
+  size_t n = by_suite(r, suites);
+  fprintf(out, "\n%-16s %6s %6s %6s %6s %6s\n", "suite", "pass", "fail", "skip", "error", "crash");
+  for (size_t s = 0; s < n; s++)
+    fprintf(out, "%-16s %6zu %6zu %6zu %6zu %6zu\n", suites[s].suite, suites[s].counts[0],
+            suites[s].counts[1], suites[s].counts[2], suites[s].counts[3], suites[s].counts[4]);
+  for (size_t i = 0; i < r->n_cases; i++)
+    if (r->cases[i].outcome == OUTCOME_SKIP && (i == 0 || strcmp(r->cases[i - 1].detail,
+                                                                 r->cases[i].detail) != 0 ||
+                                                r->cases[i - 1].outcome != OUTCOME_SKIP))
+      fprintf(out, "skipped %s...: %s\n", r->cases[i].id, r->cases[i].detail);
+  if (*r->note)
+    fprintf(out, "note: %s\n", r->note);
+  fprintf(out, "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
+               "%zu unexpected\n",
+          verdict(r), r->counts[OUTCOME_PASS], r->counts[OUTCOME_FAIL], r->counts[OUTCOME_SKIP],
+          r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH], r->unexpected + r->now_passing);
+}
+
+static void md_cell(FILE *out, const char *text) {
+  for (const char *p = text; *p; p++)
+    fputs(*p == '|' ? "\\|" : *p == '\n' ? " " : (char[2]){*p, 0}, out);
+}
+
+static void render_markdown(const run_report *r, FILE *out) {
+  fprintf(out, "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures: **%zu passed**, %zu "
+               "failed, %zu skipped, %zu errors, %zu crashed.\n\n",
+          verdict(r), r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
+          r->counts[0], r->counts[1], r->counts[2], r->counts[3], r->counts[4]);
+  suite_counts suites[SUITES_MAX];
+  size_t n = by_suite(r, suites);
+  fputs("| suite | pass | fail | skip | error | crash |\n|---|---:|---:|---:|---:|---:|\n", out);
+  for (size_t s = 0; s < n; s++)
+    fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", suites[s].suite, suites[s].counts[0],
+            suites[s].counts[1], suites[s].counts[2], suites[s].counts[3], suites[s].counts[4]);
+  int header = 0;
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    if (c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP)
+      continue;
+    if (!header++)
+      fputs("\n| outcome | case | what differs |\n|---|---|---|\n", out);
+    fprintf(out, "| %s%s | `%s` | ", outcome_name(c->outcome), c->expected_failure ? " (expected)" : "",
+            c->id);
+    md_cell(out, c->detail);
+    fputs(" |\n", out);
+  }
+  if (*r->note)
+    fprintf(out, "\n> %s\n", r->note);
+}
+
+static void render_json(const run_report *r, FILE *out) {
+  jbuf b = {0};
+  jbuf_raw(&b, "{\"sieve_report\":1");
+  jbuf_key(&b, "impl", 1);
+  jbuf_str(&b, r->options->impl);
+  jbuf_key(&b, "name", 1);
+  jbuf_str(&b, r->impl_name);
+  jbuf_key(&b, "version", 1);
+  jbuf_str(&b, r->impl_version);
+  jbuf_key(&b, "fixtures_schema", 1);
+  jbuf_str(&b, r->fixtures_schema);
+  jbuf_raw(&b, ",\"cases\":[\n");
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    jbuf_raw(&b, i ? ",\n{" : "{");
+    jbuf_key(&b, "id", 0);
+    jbuf_str(&b, c->id);
+    jbuf_key(&b, "suite", 1);
+    jbuf_str(&b, c->suite);
+    jbuf_key(&b, "seed_ref", 1);
+    jbuf_str(&b, c->seed_ref);
+    jbuf_key(&b, "outcome", 1);
+    jbuf_str(&b, outcome_name(c->outcome));
+    jbuf_key(&b, "expected_failure", 1);
+    jbuf_raw(&b, c->expected_failure ? "true" : "false");
+    jbuf_key(&b, "detail", 1);
+    jbuf_str(&b, c->detail);
+    jbuf_char(&b, '}');
+  }
+  jbuf_raw(&b, "],\n\"summary\":{");
+  for (int o = 0; o < OUTCOME_COUNT; o++) {
+    jbuf_key(&b, outcome_name((outcome)o), o > 0);
+    jbuf_int(&b, (int64_t)r->counts[o]);
+  }
+  jbuf_key(&b, "unexpected", 1);
+  jbuf_int(&b, (int64_t)(r->unexpected + r->now_passing));
+  jbuf_raw(&b, "}}\n");
+  fputs(b.data ? b.data : "", out);
+  jbuf_free(&b);
+}
+
+static void xml_text(FILE *out, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '<')
+      fputs("&lt;", out);
+    else if (*p == '>')
+      fputs("&gt;", out);
+    else if (*p == '&')
+      fputs("&amp;", out);
+    else if (*p == '"')
+      fputs("&quot;", out);
+    else if (*p < 0x20 && *p != '\t')
+      fputc(' ', out);
+    else
+      fputc(*p, out);
+  }
+}
+
+static void junit_case(FILE *out, const case_result *c) {
+  fputs("    <testcase classname=\"sieve.", out);
+  xml_text(out, c->suite);
+  fputs("\" name=\"", out);
+  xml_text(out, c->id);
+  fputs("\"", out);
+  if (c->outcome == OUTCOME_PASS || (c->expected_failure && c->outcome != OUTCOME_SKIP &&
+                                     c->outcome != OUTCOME_PASS)) {
+    fputs("/>\n", out);
+    return;
+  }
+  static const char *const tags[] = {"", "failure", "skipped", "error", "error"};
+  fprintf(out, ">\n      <%s message=\"", tags[c->outcome]);
+  xml_text(out, c->detail);
+  fprintf(out, "\" type=\"%s\"/>\n    </testcase>\n", outcome_name(c->outcome));
+}
+
+static void render_junit(const run_report *r, FILE *out) {
+  suite_counts suites[SUITES_MAX];
+  size_t n = by_suite(r, suites);
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sieve\">\n", out);
+  for (size_t s = 0; s < n; s++) {
+    const size_t *k = suites[s].counts;
+    fprintf(out, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+                 "skipped=\"%zu\">\n",
+            suites[s].suite, k[0] + k[1] + k[2] + k[3] + k[4], k[1], k[3] + k[4], k[2]);
+    for (size_t i = 0; i < r->n_cases; i++)
+      if (strcmp(r->cases[i].suite, suites[s].suite) == 0)
+        junit_case(out, &r->cases[i]);
+    fputs("  </testsuite>\n", out);
+  }
+  fputs("</testsuites>\n", out);
+}
+
+static void render_tap(const run_report *r, FILE *out) {
+  fprintf(out, "TAP version 13\n1..%zu\n", r->n_cases);
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    int ok = c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP;
+    fprintf(out, "%s %zu - %s", ok ? "ok" : "not ok", i + 1, c->id);
+    if (c->outcome == OUTCOME_SKIP)
+      fprintf(out, " # SKIP %s", c->detail);
+    else if (!ok && c->expected_failure)
+      fprintf(out, " # TODO expected failure: %s", c->detail);
+    else if (!ok)
+      fprintf(out, " # %s: %s", outcome_name(c->outcome), c->detail);
+    fputc('\n', out);
+  }
+}
+
+static const struct {
+  const char *name;
+  void (*render)(const run_report *, FILE *);
+} formats[] = {{"text", render_text},   {"json", render_json}, {"markdown", render_markdown},
+               {"junit", render_junit}, {"tap", render_tap}};
+
+int sieve_report_format_known(const char *format) {
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(format, formats[i].name) == 0)
+      return 1;
+  return 0;
+}
+
+int sieve_report_render(const run_report *report, const char *format, FILE *out) {
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(format, formats[i].name) == 0) {
+      formats[i].render(report, out);
+      return 0;
+    }
+  return -1;
+}

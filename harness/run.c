@@ -1,0 +1,220 @@
+/*
+ * `sieve run --impl IMPL [options]`: the command line of the runner.
+ * Exit status: 0 when nothing fails beyond the expectation file, 1 when
+ * something does (or an expected failure now passes), 2 on a usage or
+ * harness error.
+ */
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "runner.h"
+#include "serve.h"
+
+static const char run_usage[] =
+    "usage: sieve run --impl IMPL [--suite NAME]... [--expect FILE]\n"
+    "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
+    "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
+    "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
+    "      profile:NAME (built in: deepinfer)\n"
+    "suites: smoke params ordering logprobs engine-options uniform draw sample position\n"
+    "        special-values distribution (default: all but smoke)\n";
+
+typedef struct cli {
+  run_options opt;
+  const char *suites[32];
+  size_t n_suites;
+  const char *expect, *format, *output;
+  char *argv[5];
+  char self[PATH_MAX], fixtures[PATH_MAX + 64];
+} cli;
+
+static int usage(const char *what, const char *arg) {
+  fprintf(stderr, "sieve run: %s%s%s\n%s", what, arg ? " " : "", arg ? arg : "", run_usage);
+  return 2;
+}
+
+static int known_suite(const char *name) {
+  if (strcmp(name, "smoke") == 0)
+    return 1;
+  for (size_t i = 0; sieve_suites[i]; i++)
+    if (strcmp(sieve_suites[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+static int parse_impl(cli *c, const char *impl) {
+  c->opt.impl = impl;
+  c->opt.impl_argv = c->argv;
+  if (strncmp(impl, "exec:", 5) == 0 && impl[5]) {
+    char *argv[] = {"/bin/sh", "-c", (char *)impl + 5, NULL};
+    memcpy(c->argv, argv, sizeof argv);
+    return 0;
+  }
+  const char *flag = strncmp(impl, "lib:", 4) == 0 ? "--lib" : "--profile";
+  const char *arg = strchr(impl, ':') ? strchr(impl, ':') + 1 : "";
+  if ((strncmp(impl, "lib:", 4) != 0 && strncmp(impl, "profile:", 8) != 0) || !*arg)
+    return usage("--impl must be exec:COMMAND, lib:PATH or profile:NAME, not", impl);
+  if (strcmp(flag, "--profile") == 0 && !sieve_serve_has_profile(arg))
+    return usage("unknown profile:", arg);
+  char *argv[] = {c->self, "serve", (char *)flag, (char *)arg, NULL};
+  memcpy(c->argv, argv, sizeof argv);
+  return 0;
+}
+
+static int parse_shard(cli *c, const char *text) {
+  unsigned long i, n;
+  char extra;
+  if (sscanf(text, "%lu/%lu%c", &i, &n, &extra) != 2 || n == 0 || i == 0 || i > n)
+    return usage("--shard must be I/N with 1 <= I <= N, not", text);
+  c->opt.shard_index = i - 1;
+  c->opt.shard_count = n;
+  return 0;
+}
+
+static int parse_positive(const char *text, const char *flag, int *out) {
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (*end || v < 1 || v > 1000000)
+    return usage(flag, text);
+  *out = (int)v;
+  return 0;
+}
+
+static int parse_suite(cli *c, char *list) {
+  for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+       name = strtok_r(NULL, ",", &save)) {
+    if (!known_suite(name))
+      return usage("unknown suite", name);
+    if (c->n_suites + 1 < sizeof c->suites / sizeof c->suites[0])
+      c->suites[c->n_suites++] = name;
+  }
+  return 0;
+}
+
+static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
+  if (!strcmp(flag, "--impl"))
+    return parse_impl(c, value);
+  if (!strcmp(flag, "--suite"))
+    return parse_suite(c, value);
+  if (!strcmp(flag, "--shard"))
+    return parse_shard(c, value);
+  if (!strcmp(flag, "--jobs"))
+    return parse_positive(value, "--jobs must be a positive integer, not", &c->opt.jobs);
+  if (!strcmp(flag, "--timeout"))
+    return parse_positive(value, "--timeout must be a positive number of seconds, not",
+                          timeout_s);
+  if (!strcmp(flag, "--format")) {
+    c->format = value;
+    return sieve_report_format_known(value) ? 0 : usage("unknown --format", value);
+  }
+  const char **slot = !strcmp(flag, "--expect")   ? &c->expect
+                      : !strcmp(flag, "--output") ? &c->output
+                      : !strcmp(flag, "--fixtures") ? &c->opt.fixtures
+                                                    : NULL;
+  if (!slot)
+    return usage("unknown option", flag);
+  *slot = value;
+  return 0;
+}
+
+/* The fixtures: --fixtures, $SIEVE_FIXTURES, or beside the executable (build/ or an install). */
+static void default_fixtures(cli *c) {
+  const char *env = getenv("SIEVE_FIXTURES");
+  if (c->opt.fixtures)
+    return;
+  if (env && *env) {
+    c->opt.fixtures = env;
+    return;
+  }
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", c->self);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  snprintf(c->fixtures, sizeof c->fixtures, "%s/../fixtures/sieve-fixtures.json", dir);
+  if (access(c->fixtures, R_OK) != 0)
+    snprintf(c->fixtures, sizeof c->fixtures, "%s/../share/sieve/sieve-fixtures.json", dir);
+  c->opt.fixtures = c->fixtures;
+}
+
+static int parse(cli *c, int argc, char **argv) {
+  int timeout_s = 30;
+  c->opt.jobs = 2;
+  c->opt.shard_count = 1;
+  c->format = "text";
+  ssize_t n = readlink("/proc/self/exe", c->self, sizeof c->self - 1);
+  c->self[n > 0 ? n : 0] = '\0';
+  for (int i = 0; i < argc; i++) {
+    char *eq = strchr(argv[i], '=');
+    if (strncmp(argv[i], "--", 2) == 0 && eq) {
+      *eq = '\0';
+      if (parse_option(c, argv[i], eq + 1, &timeout_s) != 0)
+        return 2;
+    } else if (strncmp(argv[i], "--", 2) == 0 && i + 1 < argc) {
+      if (parse_option(c, argv[i], argv[i + 1], &timeout_s) != 0)
+        return 2;
+      i++;
+    } else {
+      return usage("unexpected argument", argv[i]);
+    }
+  }
+  if (!c->opt.impl)
+    return usage("--impl is required", NULL);
+  c->suites[c->n_suites] = NULL;
+  c->opt.suites = c->suites;
+  c->opt.timeout_ms = timeout_s * 1000;
+  c->opt.progress = isatty(STDERR_FILENO);
+  default_fixtures(c);
+  return 0;
+}
+
+/* Renders into a temporary file beside `path`, then renames: never a half-written report. */
+static int write_report(const run_report *report, const char *format, const char *path) {
+  if (!path)
+    return sieve_report_render(report, format, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
+  char tmp[PATH_MAX + 16];
+  snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  int ok = out && sieve_report_render(report, format, out) == 0;
+  ok = out && fclose(out) == 0 && ok;
+  if (ok && rename(tmp, path) == 0)
+    return 0;
+  if (fd >= 0)
+    unlink(tmp);
+  fprintf(stderr, "sieve run: cannot write %s\n", path);
+  return -1;
+}
+
+int sieve_run_main(int argc, char **argv) {
+  static cli c;
+  memset(&c, 0, sizeof c);
+  int rc = parse(&c, argc, argv);
+  if (rc != 0)
+    return rc;
+  run_report report;
+  char err[512];
+  if (sieve_run(&c.opt, &report, err, sizeof err) != 0 ||
+      (c.expect && sieve_apply_expectations(&report, c.expect, err, sizeof err) != 0)) {
+    fprintf(stderr, "sieve run: %s\n", err);
+    sieve_report_free(&report);
+    return 2;
+  }
+  rc = write_report(&report, c.format, c.output) != 0 ? 2
+       : report.unexpected || report.now_passing    ? 1
+                                                    : 0;
+  if (c.output || strcmp(c.format, "text") != 0)
+    fprintf(stderr, "sieve run: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed\n",
+            report.counts[OUTCOME_PASS], report.counts[OUTCOME_FAIL],
+            report.counts[OUTCOME_SKIP], report.counts[OUTCOME_ERROR],
+            report.counts[OUTCOME_CRASH]);
+  sieve_report_free(&report);
+  return rc;
+}

@@ -1,0 +1,532 @@
+/*
+ * `sieve run`: the runner layer (runner.h). Every case is sent alone (the
+ * first pass) and then again inside a batch, after a filler row (the second
+ * pass); its outcome comes from the first answer, and a second answer that
+ * differs is reported as nondeterminism. The implementation is untrusted:
+ * a crash, a hang or an answer that is not protocol is that case's result,
+ * and the process is started again.
+ */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "distribution.h"
+#include "fixture.h"
+#include "jbuf.h"
+#include "proc.h"
+#include "suites.h"
+
+#define BATCH_CASES 8
+
+const char *outcome_name(outcome o) {
+  static const char *const names[] = {"pass", "fail", "skip", "error", "crash"};
+  return o < OUTCOME_COUNT ? names[o] : "?";
+}
+
+typedef struct shared {
+  const run_options *opt;
+  run_report *report;
+  pthread_mutex_t lock;
+  size_t next; /* the next unit of work */
+  size_t n_units;
+  void (*unit)(struct shared *s, proc *p, size_t index);
+  void *units; /* per pass: batches */
+} shared;
+
+/* ----------------------------------------------------------------------------- exchanges */
+
+/* Sends a request and parses the answer; on failure fills `detail` and restarts the process. */
+static cJSON *exchange(const run_options *opt, proc *p, const char *request, size_t len,
+                       char *detail, size_t detail_len) {
+  char *line = NULL, tail[240], how[96] = "";
+  proc_status st = p->pid > 0 ? proc_exchange(p, request, len, &line) : PROC_EXITED;
+  cJSON *answer = st == PROC_OK ? cJSON_Parse(line) : NULL;
+  if (answer && cJSON_IsObject(answer))
+    return answer;
+  cJSON_Delete(answer);
+  proc_stderr_tail(p, tail, sizeof tail);
+  if (st == PROC_OK)
+    snprintf(detail, detail_len, "the answer is not a JSON object: %.80s", line);
+  else if (st == PROC_TIMEOUT)
+    snprintf(detail, detail_len, "no answer within %d s", opt->timeout_ms / 1000);
+  proc_stop(p, how, sizeof how);
+  if (st != PROC_OK && st != PROC_TIMEOUT)
+    snprintf(detail, detail_len, "the implementation %s (%s)%s%s", proc_status_name(st), how,
+             *tail ? "; its stderr: " : "", tail);
+  proc_start(p, opt->impl_argv, opt->timeout_ms);
+  return NULL;
+}
+
+static char *request_text(const cJSON *request, size_t *len) {
+  jbuf b = {0};
+  jbuf_json(&b, request);
+  *len = b.len;
+  if (b.failed) {
+    jbuf_free(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* Error messages are for people and may name the row's place in a batch; never compared. */
+static void strip_messages(cJSON *value) {
+  for (cJSON *item = value ? value->child : NULL; item; item = item->next)
+    strip_messages(item);
+  if (value && value->string && strcmp(value->string, "error") == 0)
+    cJSON_DeleteItemFromObjectCaseSensitive(value, "message");
+}
+
+/* An answer as canonical text, without error messages. */
+static char *canonical(cJSON *value) {
+  size_t len;
+  strip_messages(value);
+  return request_text(value, &len);
+}
+
+/* ----------------------------------------------------------------------------- first pass */
+
+static void judge(case_result *r, const cJSON *answer) {
+  int error_mismatch = 0;
+  char why[600];
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r->fixture, "expect");
+  if (sieve_check_ex(expect, answer, why, sizeof why, &error_mismatch)) {
+    r->outcome = OUTCOME_PASS;
+    return;
+  }
+  r->outcome = error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
+  char hint[200];
+  suite_hint(r->id, expect, answer, hint, sizeof hint);
+  snprintf(r->detail, sizeof r->detail, "%.200s%s%.480s", hint, *hint ? "; " : "", why);
+}
+
+static void first_pass_unit(shared *s, proc *p, size_t index) {
+  case_result *r = &s->report->cases[index];
+  if (r->outcome == OUTCOME_SKIP || !r->fixture)
+    return;
+  char err[256];
+  cJSON *request = sieve_case_request(r->fixture, err, sizeof err);
+  size_t len = 0;
+  char *text = request ? request_text(request, &len) : NULL;
+  cJSON_Delete(request);
+  if (!text) {
+    r->outcome = OUTCOME_CRASH;
+    snprintf(r->detail, sizeof r->detail, "the fixture cannot be used: %s", err);
+    return;
+  }
+  cJSON *answer = exchange(s->opt, p, text, len, r->detail, sizeof r->detail);
+  free(text);
+  if (!answer) {
+    r->outcome = OUTCOME_CRASH;
+    return;
+  }
+  judge(r, answer);
+  r->answer = canonical(answer);
+  cJSON_Delete(answer);
+}
+
+/* ----------------------------------------------------------------------------- second pass */
+
+typedef struct batch {
+  size_t members[BATCH_CASES];
+  size_t n;
+  size_t filler; /* the case whose rows come first, answers discarded */
+} batch;
+
+/* Cases whose rows can be batched: row ops answered without a request-level error. */
+static int batchable(const case_result *r, const char **op) {
+  const cJSON *request = cJSON_GetObjectItemCaseSensitive(r->fixture, "request");
+  *op = sieve_case_str(request, "op");
+  if (!r->answer || (r->outcome != OUTCOME_PASS && r->outcome != OUTCOME_FAIL))
+    return 0;
+  if (strcmp(*op, "filter") && strcmp(*op, "sample") && strcmp(*op, "draw"))
+    return 0;
+  return strstr(r->answer, "{\"error\"") != r->answer;
+}
+
+/* The request's keys other than rows: cases batch together only when these are equal. */
+static char *context_of(const case_result *r) {
+  cJSON *request = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r->fixture, "request"), 1);
+  cJSON_DeleteItemFromObjectCaseSensitive(request, "rows");
+  size_t len;
+  char *text = request_text(request, &len);
+  cJSON_Delete(request);
+  return text;
+}
+
+static batch *plan_batches(run_report *report, size_t *n_batches) {
+  batch *batches = calloc(report->n_cases + 1, sizeof *batches);
+  char **contexts = calloc(report->n_cases + 1, sizeof *contexts);
+  size_t nb = 0;
+  for (size_t i = 0; batches && contexts && i < report->n_cases; i++) {
+    const char *op;
+    if (!batchable(&report->cases[i], &op))
+      continue;
+    contexts[i] = context_of(&report->cases[i]);
+    size_t b = 0;
+    while (b < nb && (batches[b].n == BATCH_CASES ||
+                      strcmp(contexts[batches[b].members[0]], contexts[i]) != 0))
+      b++;
+    if (b == nb)
+      batches[nb++] = (batch){.n = 0};
+    batches[b].members[batches[b].n++] = i;
+  }
+  for (size_t b = 0; b < nb; b++) /* the filler: the batch's last member */
+    batches[b].filler = batches[b].members[batches[b].n - 1];
+  for (size_t i = 0; contexts && i < report->n_cases; i++)
+    free(contexts[i]);
+  free(contexts);
+  *n_batches = nb;
+  return batches;
+}
+
+static cJSON *rows_of(const case_result *r) {
+  char err[256];
+  cJSON *request = sieve_case_request(r->fixture, err, sizeof err);
+  cJSON *rows = cJSON_DetachItemFromObjectCaseSensitive(request, "rows");
+  cJSON_Delete(request);
+  return rows;
+}
+
+/* The batched request: the filler's rows, then each member's rows; offsets[k] is member k's. */
+static cJSON *batch_request(run_report *report, const batch *b, size_t *offsets, size_t *counts) {
+  char err[256];
+  cJSON *request = sieve_case_request(report->cases[b->members[0]].fixture, err, sizeof err);
+  cJSON *rows = cJSON_CreateArray();
+  cJSON_ReplaceItemInObjectCaseSensitive(request, "rows", rows);
+  size_t at = 0;
+  for (size_t k = 0; k <= b->n; k++) {
+    cJSON *part = rows_of(&report->cases[k == 0 ? b->filler : b->members[k - 1]]);
+    if (k > 0) {
+      offsets[k - 1] = at;
+      counts[k - 1] = (size_t)cJSON_GetArraySize(part);
+    }
+    while (part && part->child) {
+      cJSON_AddItemToArray(rows, cJSON_DetachItemViaPointer(part, part->child));
+      at++;
+    }
+    cJSON_Delete(part);
+  }
+  return request;
+}
+
+/* Member k's slice of a batched answer, in the shape of an answer to its own request. */
+static cJSON *slice_answer(const cJSON *answer, size_t offset, size_t count) {
+  cJSON *out = cJSON_CreateObject();
+  for (const cJSON *field = answer->child; field; field = field->next) {
+    if (!cJSON_IsArray(field))
+      continue;
+    cJSON *part = cJSON_AddArrayToObject(out, field->string);
+    for (size_t i = 0; i < count; i++) {
+      const cJSON *item = cJSON_GetArrayItem(field, (int)(offset + i));
+      if (item)
+        cJSON_AddItemToArray(part, cJSON_Duplicate(item, 1));
+    }
+  }
+  return out;
+}
+
+static void second_pass_unit(shared *s, proc *p, size_t index) {
+  batch *b = &((batch *)s->units)[index];
+  run_report *report = s->report;
+  size_t offsets[BATCH_CASES], counts[BATCH_CASES], len;
+  cJSON *request = batch_request(report, b, offsets, counts);
+  char *text = request_text(request, &len);
+  size_t total = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+  cJSON_Delete(request);
+  char detail[400];
+  cJSON *answer = text ? exchange(s->opt, p, text, len, detail, sizeof detail) : NULL;
+  free(text);
+  for (size_t k = 0; k < b->n; k++) {
+    case_result *r = &report->cases[b->members[k]];
+    if (!answer) {
+      r->outcome = OUTCOME_CRASH;
+      snprintf(r->detail, sizeof r->detail, "in a batch of %zu rows: %s", total, detail);
+      continue;
+    }
+    cJSON *mine = slice_answer(answer, offsets[k], counts[k]);
+    cJSON *first = cJSON_Parse(r->answer);
+    strip_messages(mine);
+    char why[500];
+    if (!sieve_check(first, mine, why, sizeof why)) {
+      r->outcome = OUTCOME_FAIL;
+      snprintf(r->detail, sizeof r->detail,
+               "nondeterministic: the answer changed at row %zu of a batch of %zu (alone it was "
+               "row 0): %s",
+               offsets[k], total, why);
+    }
+    cJSON_Delete(first);
+    cJSON_Delete(mine);
+  }
+  cJSON_Delete(answer);
+}
+
+/* ----------------------------------------------------------------------------- distribution */
+
+typedef struct exchange_ctx {
+  const run_options *opt;
+  proc *p;
+} exchange_ctx;
+
+static cJSON *exchange_adapter(void *ctx, const char *request, size_t len, char *detail,
+                               size_t detail_len) {
+  exchange_ctx *e = ctx;
+  return exchange(e->opt, e->p, request, len, detail, detail_len);
+}
+
+static void distribution_unit(shared *s, proc *p, size_t index) {
+  case_result *r = &s->report->cases[index];
+  if (r->fixture || r->outcome == OUTCOME_SKIP || strcmp(r->suite, "distribution") != 0)
+    return;
+  exchange_ctx e = {s->opt, p};
+  distribution_run(r, exchange_adapter, &e);
+}
+
+/* ----------------------------------------------------------------------------- workers */
+
+static void *worker(void *arg) {
+  shared *s = arg;
+  proc p;
+  proc_start(&p, s->opt->impl_argv, s->opt->timeout_ms);
+  for (;;) {
+    pthread_mutex_lock(&s->lock);
+    size_t index = s->next++;
+    pthread_mutex_unlock(&s->lock);
+    if (index >= s->n_units)
+      break;
+    s->unit(s, &p, index);
+    if (s->opt->progress)
+      fprintf(stderr, "\rsieve run: %zu/%zu", index + 1, s->n_units);
+  }
+  proc_stop(&p, NULL, 0);
+  return NULL;
+}
+
+static void run_units(shared *s, size_t n_units, void (*unit)(shared *, proc *, size_t),
+                      void *units) {
+  s->next = 0;
+  s->n_units = n_units;
+  s->unit = unit;
+  s->units = units;
+  int jobs = s->opt->jobs > 0 ? s->opt->jobs : 1;
+  pthread_t threads[64];
+  int started = 0;
+  for (; started < jobs && started < 64; started++)
+    if (pthread_create(&threads[started], NULL, worker, s) != 0)
+      break;
+  if (started == 0)
+    worker(s);
+  for (int t = 0; t < started; t++)
+    pthread_join(threads[t], NULL);
+  if (s->opt->progress)
+    fprintf(stderr, "\r\033[K");
+}
+
+/* ----------------------------------------------------------------------------- the run */
+
+static int hello(const run_options *opt, run_report *report, cJSON **ops, char *err,
+                 size_t err_len) {
+  proc p;
+  char detail[400] = "";
+  static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
+  proc_start(&p, opt->impl_argv, opt->timeout_ms);
+  cJSON *answer = exchange(opt, &p, request, sizeof request - 1, detail, sizeof detail);
+  proc_stop(&p, NULL, 0);
+  *ops = cJSON_DetachItemFromObjectCaseSensitive(answer, "ops");
+  snprintf(report->impl_name, sizeof report->impl_name, "%s",
+           answer ? sieve_case_str(answer, "name") : "");
+  snprintf(report->impl_version, sizeof report->impl_version, "%s",
+           answer ? sieve_case_str(answer, "version") : "");
+  report->own_rng = answer && strcmp(sieve_case_str(answer, "rng"), "own") == 0;
+  if (!answer || !cJSON_IsArray(*ops))
+    snprintf(err, err_len, "the implementation did not answer hello with a list of ops%s%s",
+             *detail ? ": " : "", detail);
+  cJSON_Delete(answer);
+  return cJSON_IsArray(*ops) ? 0 : -1;
+}
+
+static int has_op(const cJSON *ops, const char *op) {
+  for (const cJSON *o = ops ? ops->child : NULL; o; o = o->next)
+    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
+      return 1;
+  return 0;
+}
+
+static int selected(const run_options *opt, const char *suite) {
+  if (!opt->suites[0])
+    return 1;
+  for (const char **s = opt->suites; *s; s++)
+    if (strcmp(*s, suite) == 0 || strcmp(*s, "smoke") == 0)
+      return 1;
+  return 0;
+}
+
+static int smoke_only(const run_options *opt) {
+  for (const char **s = opt->suites; *s; s++)
+    if (strcmp(*s, "smoke") != 0)
+      return 0;
+  return opt->suites[0] != NULL;
+}
+
+/* The cases of this run: selected suites (smoke: the first cases of each), then the shard. */
+static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_report *report) {
+  size_t n = (size_t)cJSON_GetArraySize(fx->cases) + DISTRIBUTION_MAX_CASES, taken = 0;
+  size_t per_suite[SUITES_MAX] = {0};
+  report->cases = calloc(n, sizeof *report->cases);
+  if (!report->cases)
+    return -1;
+  size_t index = 0;
+  for (const cJSON *c = fx->cases->child; c; c = c->next) {
+    const char *suite = suite_of_case(c);
+    int k = suite_index(suite);
+    if (!selected(opt, suite) || (smoke_only(opt) && per_suite[k]++ >= SMOKE_PER_SUITE))
+      continue;
+    if (index++ % opt->shard_count != opt->shard_index)
+      continue;
+    case_result *r = &report->cases[taken++];
+    r->fixture = c;
+    r->suite = suite;
+    r->family = sieve_case_str(c, "family");
+    r->seed_ref = sieve_case_str(c, "seed_ref");
+    snprintf(r->id, sizeof r->id, "%s", sieve_case_str(c, "id"));
+  }
+  if (selected(opt, "distribution") && !smoke_only(opt))
+    taken += distribution_cases(report->cases + taken, opt->shard_index, opt->shard_count);
+  report->n_cases = taken;
+  return 0;
+}
+
+static int needs_hash(const char *suite) {
+  return !strcmp(suite, "sample") || !strcmp(suite, "draw") || !strcmp(suite, "uniform");
+}
+
+static void skip_unsupported(run_report *report, const cJSON *ops) {
+  for (size_t i = 0; i < report->n_cases; i++) {
+    case_result *r = &report->cases[i];
+    if (report->own_rng && needs_hash(r->suite)) {
+      r->outcome = OUTCOME_SKIP;
+      snprintf(r->detail, sizeof r->detail,
+               "the implementation draws with its own generator (hello: rng own); the "
+               "distribution suite checks its draws");
+      continue;
+    }
+    const char *op = r->fixture ? sieve_case_str(cJSON_GetObjectItemCaseSensitive(r->fixture,
+                                                                                  "request"),
+                                                 "op")
+                                : "sample";
+    if (!has_op(ops, op)) {
+      r->outcome = OUTCOME_SKIP;
+      snprintf(r->detail, sizeof r->detail, "the implementation does not offer op %s (hello)",
+               op);
+    }
+  }
+}
+
+static void fail_all(run_report *report, const char *why) {
+  for (size_t i = 0; i < report->n_cases; i++) {
+    report->cases[i].outcome = OUTCOME_CRASH;
+    snprintf(report->cases[i].detail, sizeof report->cases[i].detail, "%s", why);
+  }
+}
+
+static void count(run_report *report) {
+  memset(report->counts, 0, sizeof report->counts);
+  report->unexpected = report->now_passing = 0;
+  for (size_t i = 0; i < report->n_cases; i++) {
+    const case_result *r = &report->cases[i];
+    report->counts[r->outcome]++;
+    int bad = r->outcome != OUTCOME_PASS && r->outcome != OUTCOME_SKIP;
+    report->unexpected += (size_t)(bad && !r->expected_failure);
+    report->now_passing += (size_t)(r->outcome == OUTCOME_PASS && r->expected_failure);
+  }
+  size_t ran = report->n_cases - report->counts[OUTCOME_SKIP];
+  if (ran > 0 && report->counts[OUTCOME_PASS] == 0)
+    snprintf(report->note, sizeof report->note,
+             "every case that ran failed: usually a broken adapter or protocol mismatch, not a "
+             "broken sampler");
+}
+
+int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_len) {
+  sieve_fixtures fx;
+  memset(report, 0, sizeof *report);
+  report->options = opt;
+  if (sieve_fixtures_load(opt->fixtures, &fx, err, err_len) != 0)
+    return -1;
+  snprintf(report->fixtures_schema, sizeof report->fixtures_schema, "%s", SIEVE_FIXTURE_SCHEMA);
+  if (select_cases(opt, &fx, report) != 0) {
+    snprintf(err, err_len, "out of memory");
+    sieve_fixtures_free(&fx);
+    return -1;
+  }
+  cJSON *ops = NULL;
+  char why[400];
+  if (hello(opt, report, &ops, why, sizeof why) != 0) {
+    fail_all(report, why);
+  } else {
+    skip_unsupported(report, ops);
+    shared s = {.opt = opt, .report = report, .lock = PTHREAD_MUTEX_INITIALIZER};
+    run_units(&s, report->n_cases, first_pass_unit, NULL);
+    size_t n_batches;
+    batch *batches = plan_batches(report, &n_batches);
+    run_units(&s, n_batches, second_pass_unit, batches);
+    free(batches);
+    run_units(&s, report->n_cases, distribution_unit, NULL);
+  }
+  cJSON_Delete(ops);
+  /* The fixture tree goes; keep what the report needs. */
+  for (size_t i = 0; i < report->n_cases; i++) {
+    report->cases[i].fixture = NULL;
+    report->cases[i].family = strdup(report->cases[i].family ? report->cases[i].family : "");
+    report->cases[i].seed_ref = strdup(report->cases[i].seed_ref ? report->cases[i].seed_ref : "");
+  }
+  sieve_fixtures_free(&fx);
+  count(report);
+  return 0;
+}
+
+int sieve_apply_expectations(run_report *report, const char *path, char *err, size_t err_len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, err_len, "%s: cannot read the expectation file", path);
+    return -1;
+  }
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t n = getdelim(&text, &cap, '\0', f);
+  fclose(f);
+  cJSON *root = n > 0 ? cJSON_Parse(text) : NULL;
+  free(text);
+  const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "expected_failures");
+  int rc = -1;
+  if (!root)
+    snprintf(err, err_len, "%s: not valid JSON", path);
+  else if (!cJSON_IsString(schema) || strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0)
+    snprintf(err, err_len, "%s: written for fixtures \"%s\", these are \"%s\"", path,
+             cJSON_IsString(schema) ? schema->valuestring : "(none)", SIEVE_FIXTURE_SCHEMA);
+  else if (!cJSON_IsObject(list))
+    snprintf(err, err_len, "%s: expected_failures must be an object of case id: reason", path);
+  else
+    rc = 0;
+  for (size_t i = 0; rc == 0 && i < report->n_cases; i++)
+    report->cases[i].expected_failure =
+        cJSON_GetObjectItemCaseSensitive(list, report->cases[i].id) != NULL;
+  cJSON_Delete(root);
+  if (rc == 0)
+    count(report);
+  return rc;
+}
+
+void sieve_report_free(run_report *report) {
+  for (size_t i = 0; i < report->n_cases; i++) {
+    free(report->cases[i].answer);
+    free((char *)report->cases[i].family);
+    free((char *)report->cases[i].seed_ref);
+  }
+  free(report->cases);
+  memset(report, 0, sizeof *report);
+}

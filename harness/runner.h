@@ -1,0 +1,70 @@
+/*
+ * `sieve run`: puts an implementation through the fixtures. The runner
+ * layer: case selection, the two passes (each case alone, then inside a
+ * batch), outcomes, and the report that every rendering is made from.
+ */
+#ifndef SIEVE_RUNNER_H
+#define SIEVE_RUNNER_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+typedef enum outcome {
+  OUTCOME_PASS,
+  OUTCOME_FAIL,
+  OUTCOME_SKIP,
+  OUTCOME_ERROR, /* an error where a value was due, or the reverse */
+  OUTCOME_CRASH, /* crash, timeout, or an answer that is not protocol */
+  OUTCOME_COUNT
+} outcome;
+
+const char *outcome_name(outcome o);
+
+typedef struct case_result {
+  const cJSON *fixture; /* the case; NULL for generated (distribution) cases */
+  char id[192];
+  const char *suite;
+  const char *family;
+  const char *seed_ref;
+  outcome outcome;
+  char detail[700];
+  int expected_failure; /* listed in the expectation file */
+  char *answer;         /* this case's answer in the first pass, canonical JSON */
+} case_result;
+
+typedef struct run_options {
+  char **impl_argv;   /* the implementation's command */
+  const char *impl;   /* as the user wrote it */
+  const char *fixtures;
+  const char **suites; /* NULL-ended; empty: every suite */
+  size_t shard_index, shard_count;
+  int timeout_ms;
+  int jobs;
+  int progress; /* a progress line on stderr */
+} run_options;
+
+typedef struct run_report {
+  const run_options *options;
+  char impl_name[128], impl_version[64];
+  char fixtures_schema[32];
+  int own_rng; /* hello said "rng": "own": the draw is not the hash */
+  case_result *cases;
+  size_t n_cases;
+  size_t counts[OUTCOME_COUNT];
+  size_t unexpected;   /* failures not listed in the expectation file */
+  size_t now_passing;  /* listed expected failures that passed */
+  char note[256];      /* a run-wide remark, e.g. every case failed */
+} run_report;
+
+/* The suites `sieve run` knows, NULL-ended. */
+extern const char *const sieve_suites[];
+
+/* Runs everything; 0, or -1 with a message in `err` for a harness error (exit 2). */
+int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_len);
+
+/* Marks expected failures from an expectation file; -1 with `err` when it cannot be used. */
+int sieve_apply_expectations(run_report *report, const char *path, char *err, size_t err_len);
+
+void sieve_report_free(run_report *report);
+
+#endif /* SIEVE_RUNNER_H */
