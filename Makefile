@@ -39,7 +39,16 @@ CLI := $(BUILD)/sieve
 TESTS := $(BUILD)/sieve-tests
 EXAMPLES := $(ROOT)/harness/examples/requests.jsonl
 
-.PHONY: all deps test run clean install fixtures check-fixtures
+# The deliberately wrong ports of suites/mutants/catalogue.json, and their faithful control.
+MUTANTS := ge-boundary topk-first-renormalized reversed-ties cdf-probability-order \
+  arithmetic-shifts decode-missing-plus-one mtp-offset-forgotten validation-after-clamp \
+  raw-logprobs temperature-after-filters divide-by-temperature t0-argmax topk-keeps-ties \
+  topp-inclusive-cumsum topk-zero-is-off mix-with-increment draw-ge blacklist-after-force-topk
+MUTANT_LIBS := $(BUILD)/mutants/libport-faithful.so $(patsubst %,$(BUILD)/mutants/lib%.so,$(MUTANTS))
+C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
+PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
+
+.PHONY: all deps test run examples clean install fixtures check-fixtures mutants
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -75,17 +84,38 @@ $(LIB_SO): $(ORACLE_OBJ)
 $(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
+mutants: $(MUTANT_LIBS)
+
+$(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDSAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/mutants/libport-faithful.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< $(LDLIBS)
+
+$(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DMUTANT_$(shell echo $* | tr a-z- A-Z_) -DMUTANT_NAME='"$*"' -o $@ $< $(LDLIBS)
+
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson -lpthread -ldl $(LDLIBS)
 
-# The suites (the fixtures among them), then the oracle against generators/reference.py.
-test: all $(TESTS)
+# The suites (the fixtures among them), the oracle against generators/reference.py, then the
+# harness against the oracle, the mutants and the fakes.
+test: all $(TESTS) $(MUTANT_LIBS) $(C_ADAPTER)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
 	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000
+	$(PYTHON) $(ROOT)/suites/mutants/check.py $(CLI) $(BUILD)/mutants $(C_ADAPTER) $(PY_ADAPTER)
 
-# Serves the example requests and prints each with its answer.
+# The main job: the harness puts the bundled Python adapter through every fixture and prints
+# the report (the adapter wraps a plain PyTorch sampling function; see harness/adapters/).
 run: all
+	$(CLI) run --impl exec:"$(PYTHON) $(PY_ADAPTER)"
+
+# Serves the example requests of harness/examples/ and prints each with its answer.
+examples: all
 	@$(CLI) serve < $(EXAMPLES) > $(BUILD)/run-answers.jsonl
 	@awk 'NR == FNR { answer[FNR] = $$0; next } { print "request: " $$0; print "answer:  " answer[FNR]; print "" }' \
 	  $(BUILD)/run-answers.jsonl $(EXAMPLES)

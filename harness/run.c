@@ -23,8 +23,8 @@ static const char run_usage[] =
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
     "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
     "      profile:NAME (built in: deepinfer)\n"
-    "suites: smoke params ordering logprobs engine-options uniform draw sample position\n"
-    "        special-values distribution (default: all but smoke)\n";
+    "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
+    "        position special-values distribution (default: all but smoke)\n";
 
 typedef struct cli {
   run_options opt;

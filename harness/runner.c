@@ -22,6 +22,7 @@
 #include "suites.h"
 
 #define BATCH_CASES 8
+#define BATCH_LOGITS (1 << 19) /* a batch closes before its rows pass this many logits */
 
 const char *outcome_name(outcome o) {
   static const char *const names[] = {"pass", "fail", "skip", "error", "crash"};
@@ -135,7 +136,22 @@ typedef struct batch {
   size_t members[BATCH_CASES];
   size_t n;
   size_t filler; /* the case whose rows come first, answers discarded */
+  size_t logits; /* the members' logits */
 } batch;
+
+/* The number of logits in a case's rows (a recipe counts as its length). */
+static size_t logits_of(const case_result *r) {
+  const cJSON *request = cJSON_GetObjectItemCaseSensitive(r->fixture, "request");
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(request, "rows");
+  size_t n = 0;
+  for (const cJSON *row = rows ? rows->child : NULL; row; row = row->next) {
+    const cJSON *logits = cJSON_GetObjectItemCaseSensitive(row, "logits");
+    const cJSON *recipe = cJSON_GetObjectItemCaseSensitive(logits, "$recipe");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(recipe, "v");
+    n += cJSON_IsNumber(v) ? (size_t)v->valuedouble : (size_t)cJSON_GetArraySize(logits);
+  }
+  return n;
+}
 
 /* Cases whose rows can be batched: row ops answered without a request-level error. */
 static int batchable(const case_result *r, const char **op) {
@@ -167,13 +183,14 @@ static batch *plan_batches(run_report *report, size_t *n_batches) {
     if (!batchable(&report->cases[i], &op))
       continue;
     contexts[i] = context_of(&report->cases[i]);
-    size_t b = 0;
-    while (b < nb && (batches[b].n == BATCH_CASES ||
+    size_t b = 0, cost = logits_of(&report->cases[i]);
+    while (b < nb && (batches[b].n == BATCH_CASES || batches[b].logits + cost > BATCH_LOGITS ||
                       strcmp(contexts[batches[b].members[0]], contexts[i]) != 0))
       b++;
     if (b == nb)
       batches[nb++] = (batch){.n = 0};
     batches[b].members[batches[b].n++] = i;
+    batches[b].logits += cost;
   }
   for (size_t b = 0; b < nb; b++) /* the filler: the batch's last member */
     batches[b].filler = batches[b].members[batches[b].n - 1];

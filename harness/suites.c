@@ -7,17 +7,16 @@
 #include "fixture.h"
 #include "runner.h"
 
-const char *const sieve_suites[] = {"params",   "ordering",       "logprobs",
-                                    "engine-options", "uniform", "draw",
-                                    "sample",   "position",       "special-values",
-                                    "distribution",   NULL};
+const char *const sieve_suites[] = {"params",   "ordering", "large-vocab", "logprobs",
+                                    "engine-options", "uniform", "draw", "sample",
+                                    "position", "special-values", "distribution", NULL};
 
 static const struct {
   const char *family;
   const char *suite;
 } family_suites[] = {
     {"validation", "params"},   {"ordering", "ordering"},   {"ties", "ordering"},
-    {"temperature", "ordering"}, {"large-vocab", "ordering"}, {"logprobs", "logprobs"},
+    {"temperature", "ordering"}, {"large-vocab", "large-vocab"}, {"logprobs", "logprobs"},
     {"engine-options", "engine-options"}, {"hash", "uniform"}, {"draw", "draw"},
     {"sample", "sample"},       {"positions", "position"},  {"special-values", "special-values"},
 };
@@ -63,8 +62,8 @@ static const struct {
     {"draw/", "the cdf built in another order, or >= instead of >?"},
 };
 
-/* The kept (non-null) ids of a logprobs array, as "{0,1,...}". */
-static void kept_set(const cJSON *logprobs, char *out, size_t len) {
+/* The kept (non-null) ids of a logprobs array, as "{0,1,...}"; returns how many. */
+static int kept_set(const cJSON *logprobs, char *out, size_t len) {
   size_t at = (size_t)snprintf(out, len, "{");
   int i = 0, shown = 0;
   for (const cJSON *x = logprobs ? logprobs->child : NULL; x && at < len; x = x->next, i++)
@@ -72,6 +71,7 @@ static void kept_set(const cJSON *logprobs, char *out, size_t len) {
       at += (size_t)snprintf(out + at, len - at, "%s%d", shown > 1 ? "," : "", i);
   if (at < len)
     snprintf(out + at, len - at, "%s}", shown > 8 ? ",..." : "");
+  return shown;
 }
 
 static const cJSON *first_row_logprobs(const cJSON *answer) {
@@ -89,8 +89,10 @@ void suite_hint(const char *id, const cJSON *expect, const cJSON *got, char *out
   const cJSON *have = first_row_logprobs(got);
   char kept_want[96], kept_have[96];
   if (cJSON_IsArray(want) && cJSON_IsArray(have)) {
-    kept_set(want, kept_want, sizeof kept_want);
-    kept_set(have, kept_have, sizeof kept_have);
+    int n_want = kept_set(want, kept_want, sizeof kept_want);
+    int n_have = kept_set(have, kept_have, sizeof kept_have);
+    if (n_want == n_have)
+      axis = "as many tokens, other ids: ties or ranks in another order?";
     if (strcmp(kept_want, kept_have) != 0) {
       snprintf(out, len, "kept %s expected %s%s%s", kept_have, kept_want, *axis ? ": " : "",
                axis);

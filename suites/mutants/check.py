@@ -1,0 +1,180 @@
+"""The harness held to its promises, as `make test` runs it.
+
+  check.py SIEVE MUTANTS_DIR C_ADAPTER.so PYTHON_ADAPTER.py
+
+- The oracle passes every suite, as a built-in profile, through exec: and through lib: (the C
+  adapter), and so do the faithful port and the Python adapter (on the ops it offers); every
+  mutant of catalogue.json fails, on the cases the catalogue names.
+- Every fake implementation (crash, hang, garbage, wrong lengths, NaN, stale answers, ...) gets
+  a clean report: exit status 1, a report that parses, the outcomes it should get.
+- JUnit is well-formed XML, TAP counts its cases, shards partition the run, expectation files
+  turn failures into expected ones and fail on a case that now passes, usage errors exit 2.
+
+Prints one line per check and a closing "harness: N passed, N failed"; exit status 1 on any
+failure.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = []
+
+
+def check(name, ok, detail=""):
+    RESULTS.append(ok)
+    print(f"{'ok  ' if ok else 'FAIL'} {name}{'' if ok else ': ' + detail}")
+
+
+def run(sieve, impl, *args, env=None):
+    """Runs sieve run with a JSON report; returns (exit status, report or None, stderr)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        proc = subprocess.run([sieve, "run", "--impl", impl, "--format", "json", "--output",
+                               str(out), *args], capture_output=True, text=True, env=env,
+                              timeout=600)
+        report = json.loads(out.read_text()) if out.exists() else None
+    return proc.returncode, report, proc.stderr
+
+
+def outcomes(report):
+    return {c["id"]: c["outcome"] for c in report["cases"]}
+
+
+def oracle_passes(sieve, mutants, c_adapter, py_adapter):
+    """Every case passes through each kind of implementation; returns each case's suite."""
+    suite_of = {}
+    for impl, skips in (("profile:deepinfer", False), (f"exec:{sieve} serve", False),
+                        (f"lib:{mutants}/libport-faithful.so", False), (f"lib:{c_adapter}", False),
+                        (f"exec:{sys.executable} {py_adapter}", True)):
+        status, report, err = run(sieve, impl)
+        if skips and report:  # the Python adapter offers filter and validate only
+            report["cases"] = [c for c in report["cases"] if c["outcome"] != "skip"]
+        bad = [c["id"] for c in report["cases"] if c["outcome"] != "pass"] if report else ["?"]
+        check(f"{impl} passes every suite ({len(report['cases']) if report else 0} cases)",
+              status == 0 and not bad, f"exit {status}, not passing: {bad[:5]} {err[-300:]}")
+        suite_of = suite_of or {c["id"]: c["suite"] for c in (report or {}).get("cases", [])}
+    return suite_of
+
+
+def mutants_fail(sieve, mutants, suite_of):
+    catalogue = json.loads((HERE / "catalogue.json").read_text())
+    for name, entry in catalogue.items():
+        if not entry["must_fail"]:
+            continue
+        suites = sorted({suite_of[i] for i in entry["must_fail"]})
+        status, report, err = run(sieve, f"lib:{mutants}/lib{name}.so", "--suite",
+                                  ",".join(suites))
+        got = outcomes(report) if report else {}
+        missed = [i for i in entry["must_fail"] if got.get(i) not in ("fail", "error")]
+        check(f"mutant {name} fails {', '.join(entry['must_fail'])}",
+              status == 1 and not missed, f"exit {status}, not failing: {missed} {err[-300:]}")
+
+
+FAKES = {
+    "exits-at-once.sh": "crash", "garbage.sh": "crash", "hangs.sh": "crash",
+    "stderr-only.sh": "crash", "crashes-after-hello.sh": "crash", "closes-stdout.sh": "crash",
+    "wrong-length.sh": "fail", "nan-logprobs.sh": "fail", "extra-lines.sh": "fail",
+}
+
+
+def fakes_report_cleanly(sieve):
+    env = dict(os.environ, SIEVE_BIN=sieve)
+    for fake, expected in FAKES.items():
+        status, report, err = run(sieve, f"exec:{HERE / 'fakes' / fake}", "--suite", "smoke",
+                                  "--timeout", "2", env=env)
+        kinds = set(outcomes(report).values()) if report else set()
+        check(f"fake {fake} gets a clean report with {expected} outcomes",
+              status == 1 and expected in kinds and "pass" not in kinds - {"pass"}
+              and "Traceback" not in err, f"exit {status}, outcomes {kinds}, stderr {err[-200:]}")
+
+
+def renderings(sieve, mutants):
+    with tempfile.TemporaryDirectory() as tmp:
+        for impl, status_want in (("profile:deepinfer", 0), (f"lib:{mutants}/libge-boundary.so", 1)):
+            junit = Path(tmp) / "junit.xml"
+            p = subprocess.run([sieve, "run", "--impl", impl, "--suite", "ordering,distribution",
+                                "--format", "junit", "--output", str(junit)],
+                               capture_output=True, text=True)
+            try:
+                root = ET.parse(junit).getroot()
+                cases = root.findall(".//testcase")
+                failures = root.findall(".//failure")
+                ok = p.returncode == status_want and cases and (bool(failures) == bool(status_want))
+            except (ET.ParseError, FileNotFoundError) as e:
+                ok, cases = False, str(e)
+            check(f"junit from {impl} is well-formed XML with its failures", ok,
+                  f"exit {p.returncode}")
+        tap = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--suite", "position",
+                              "--format", "tap"], capture_output=True, text=True).stdout.splitlines()
+        plan = int(tap[1].split("..")[1]) if len(tap) > 1 and ".." in tap[1] else -1
+        oks = [l for l in tap if l.startswith("ok ")]
+        check("tap has a plan and one ok line per case", tap[0] == "TAP version 13" and
+              plan == len(oks) > 0, f"{tap[:3]}")
+        md = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--suite", "position",
+                             "--format", "markdown"], capture_output=True, text=True).stdout
+        check("markdown has the suite table", "| position |" in md, md[:200])
+
+
+def shards(sieve):
+    whole = set(outcomes(run(sieve, "profile:deepinfer", "--suite", "params,position")[1]))
+    parts = [set(outcomes(run(sieve, "profile:deepinfer", "--suite", "params,position",
+                              "--shard", f"{i}/3")[1])) for i in (1, 2, 3)]
+    disjoint = all(not (parts[a] & parts[b]) for a in range(3) for b in range(a + 1, 3))
+    check("--shard 1/3, 2/3, 3/3 partition the run", set().union(*parts) == whole and disjoint,
+          f"{len(whole)} cases, shards {[len(p) for p in parts]}")
+
+
+def expectations(sieve, mutants):
+    impl = f"lib:{mutants}/libge-boundary.so"
+    _, report, _ = run(sieve, impl, "--suite", "ordering")
+    failing = [c["id"] for c in report["cases"] if c["outcome"] != "pass"]
+    passing = next(c["id"] for c in report["cases"] if c["outcome"] == "pass")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "expect.json"
+
+        def status_with(ids, schema="sieve-fixtures/1"):
+            path.write_text(json.dumps({"schema": schema, "expected_failures":
+                                        {i: "known" for i in ids}}))
+            return run(sieve, impl, "--suite", "ordering", "--expect", str(path))[0]
+
+        check("an expectation file listing every failure makes the run pass",
+              status_with(failing) == 0)
+        check("a failure missing from the expectation file fails the run",
+              status_with(failing[1:]) == 1)
+        check("an expected failure that now passes fails the run",
+              status_with(failing + [passing]) == 1)
+        check("an expectation file for another fixture schema is a harness error (exit 2)",
+              status_with(failing, "sieve-fixtures/0") == 2)
+
+
+def usage_errors(sieve):
+    for args in (["--impl", "nonsense"], ["--impl", "profile:nope"], ["--suite", "x"],
+                 ["--impl", "profile:deepinfer", "--shard", "4/3"],
+                 ["--impl", "profile:deepinfer", "--format", "yaml"],
+                 ["--impl", "profile:deepinfer", "--fixtures", "/nonexistent.json"]):
+        status = subprocess.run([sieve, "run", *args], capture_output=True).returncode
+        check(f"sieve run {' '.join(args)} exits 2", status == 2, f"exit {status}")
+
+
+def main():
+    sieve, mutants, c_adapter, py_adapter = (os.path.abspath(a) for a in sys.argv[1:5])
+    suite_of = oracle_passes(sieve, mutants, c_adapter, py_adapter)
+    mutants_fail(sieve, mutants, suite_of)
+    fakes_report_cleanly(sieve)
+    renderings(sieve, mutants)
+    shards(sieve)
+    expectations(sieve, mutants)
+    usage_errors(sieve)
+    failed = RESULTS.count(False)
+    print(f"harness: {len(RESULTS) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+#!/bin/sh
+# An implementation that exits before reading anything.
+exit 3

@@ -1,0 +1,378 @@
+/*
+ * A compact port of the rule as a shared library (harness/sieve_impl.h),
+ * written separately from oracle/. Built as is, it is the control: it must
+ * pass every fixture. Built with -DMUTANT_<NAME>, it carries one bug a real
+ * port could have; catalogue.json names the cases each mutant must fail.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/sieve_impl.h"
+
+#ifndef MUTANT_NAME
+#define MUTANT_NAME "port-faithful"
+#endif
+
+#define EPS 1e-5
+
+static int validate(const sieve_params *in, sieve_params *out) {
+  double t = in->temperature, p = in->top_p;
+  int64_t k = in->top_k;
+#ifdef MUTANT_VALIDATION_AFTER_CLAMP
+  if (t >= 0 && t < EPS) {
+    t = EPS;
+    p = 1.0;
+    k = -1;
+  }
+#endif
+  if (isnan(t) || isinf(t) || t < 0)
+    return SIEVE_ETEMPERATURE;
+  if (isnan(p) || !(p > 0) || p > 1)
+    return SIEVE_ETOPP;
+#ifdef MUTANT_TOPK_ZERO_IS_OFF
+  if (k == 0)
+    k = -1;
+#endif
+  if (!(k == -1 || (k >= 1 && k <= 2147483647)))
+    return SIEVE_ETOPK;
+  if (t < EPS) {
+    t = EPS;
+    p = 1.0;
+    k = -1;
+  }
+  *out = (sieve_params){t, p, k};
+  return 0;
+}
+
+typedef struct item {
+  double p;
+  int64_t id;
+} item;
+
+static int by_p(const void *a, const void *b) {
+  const item *x = a, *y = b;
+  if (x->p != y->p)
+    return x->p > y->p ? -1 : 1;
+#ifdef MUTANT_REVERSED_TIES
+  return (x->id < y->id) - (x->id > y->id);
+#else
+  return (x->id > y->id) - (x->id < y->id);
+#endif
+}
+
+static int by_value(const void *a, const void *b) {
+  const item *x = a, *y = b;
+  if (x->p != y->p)
+    return x->p > y->p ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp) {
+  if (!e)
+    return 0;
+  if (e->force_topk < 0)
+    return SIEVE_EFORCETOPK;
+  for (size_t i = 0; i < e->blacklist_len; i++) {
+    if (e->blacklist[i] < 0 || (size_t)e->blacklist[i] >= v)
+      return SIEVE_EBLACKLIST;
+#ifndef MUTANT_BLACKLIST_AFTER_FORCE_TOPK
+    x[e->blacklist[i]] = -INFINITY;
+#endif
+  }
+  if (e->force_topk > 0 && (size_t)e->force_topk < v) {
+    for (size_t i = 0; i < v; i++)
+      tmp[i] = (item){x[i], (int64_t)i};
+    qsort(tmp, v, sizeof *tmp, by_value);
+    for (size_t r = (size_t)e->force_topk; r < v; r++)
+      x[tmp[r].id] = -INFINITY;
+  }
+#ifdef MUTANT_BLACKLIST_AFTER_FORCE_TOPK
+  for (size_t i = 0; i < e->blacklist_len; i++)
+    x[e->blacklist[i]] = -INFINITY;
+#endif
+  return 0;
+}
+
+static float scale(float x, double t) {
+#ifdef MUTANT_DIVIDE_BY_TEMPERATURE
+  return x / (float)t;
+#else
+  return x * (float)(1.0 / t);
+#endif
+}
+
+/* How many of the ranked tokens survive top-p and top-k. */
+static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
+  size_t kept = n;
+#ifdef MUTANT_TOPK_FIRST_RENORMALIZED
+  size_t k = p->top_k == -1 || (size_t)p->top_k > n ? n : (size_t)p->top_k;
+  double total = 0, mass = 0;
+  for (size_t r = 0; r < k; r++)
+    total += ranked[r].p;
+  for (kept = 1; kept < k && p->top_p < 1.0; kept++) {
+    mass += ranked[kept - 1].p / total;
+    if (mass > p->top_p)
+      break;
+  }
+  return p->top_p < 1.0 ? kept : k;
+#else
+  double mass = 0;
+  if (p->top_p < 1.0)
+    for (size_t r = 0; r < n; r++) {
+#if defined(MUTANT_GE_BOUNDARY)
+      if (r > 0 && mass >= p->top_p) {
+#elif defined(MUTANT_TOPP_INCLUSIVE_CUMSUM)
+      if (r > 0 && mass + ranked[r].p > p->top_p) {
+#else
+      if (r > 0 && mass > p->top_p) {
+#endif
+        kept = r;
+        break;
+      }
+      mass += ranked[r].p;
+    }
+  if (p->top_k != -1 && (size_t)p->top_k < kept) {
+    size_t k = (size_t)p->top_k;
+#ifdef MUTANT_TOPK_KEEPS_TIES
+    while (k < kept && ranked[k].p == ranked[k - 1].p)
+      k++;
+#endif
+    kept = k;
+  }
+  return kept;
+#endif
+}
+
+/* Ranks the finite tokens of `s` (scaled at temperature t) by their softmax probability. */
+static size_t rank(const float *x, size_t v, double t, item *ranked) {
+  double m = -INFINITY, total = 0;
+  for (size_t i = 0; i < v; i++)
+    if (!isinf(x[i]) && scale(x[i], t) > m)
+      m = scale(x[i], t);
+  for (size_t i = 0; i < v; i++)
+    total += isinf(x[i]) ? 0 : exp((double)scale(x[i], t) - m);
+  size_t n = 0;
+  for (size_t i = 0; i < v; i++)
+    if (!isinf(x[i]))
+      ranked[n++] = (item){exp((double)scale(x[i], t) - m) / total, (int64_t)i};
+  qsort(ranked, n, sizeof *ranked, by_p);
+  return n;
+}
+
+static int filter_checked(const float *logits, size_t v, const sieve_params *p,
+                          const sieve_engine *e, double *lp, float *x, item *ranked) {
+  for (size_t i = 0; i < v; i++)
+    if (isnan(logits[i]))
+      return SIEVE_ENAN;
+  for (size_t i = 0; i < v; i++)
+    if (isinf(logits[i]) && logits[i] > 0)
+      return SIEVE_EPOSINF;
+  memcpy(x, logits, v * sizeof *x);
+  int rc = apply_engine(e, x, v, ranked);
+  if (rc)
+    return rc;
+  int finite = 0;
+  for (size_t i = 0; i < v; i++) {
+    if (isinf(x[i]))
+      continue;
+    finite = 1;
+    if (isinf(scale(x[i], p->temperature)))
+      return SIEVE_EOVERFLOW;
+  }
+  if (!finite)
+    return SIEVE_ENOFINITE;
+#ifdef MUTANT_TEMPERATURE_AFTER_FILTERS
+  size_t n = rank(x, v, 1.0, ranked);
+#else
+  size_t n = rank(x, v, p->temperature, ranked);
+#endif
+  size_t kept = keep_count(ranked, n, p);
+#ifdef MUTANT_T0_ARGMAX
+  if (p->temperature <= EPS)
+    kept = 1;
+#endif
+  double m = -INFINITY, total = 0;
+  for (size_t i = 0; i < v; i++)
+    lp[i] = -INFINITY;
+  for (size_t r = 0; r < kept; r++)
+    m = fmax(m, (double)scale(x[ranked[r].id], p->temperature));
+  for (size_t r = 0; r < kept; r++)
+    lp[ranked[r].id] = 0.0;
+  for (size_t i = 0; i < v; i++)
+    if (lp[i] == 0.0)
+      total += exp((double)scale(x[i], p->temperature) - m);
+  for (size_t i = 0; i < v; i++)
+    if (lp[i] == 0.0)
+      lp[i] = ((double)scale(x[i], p->temperature) - m) - log(total);
+  return 0;
+}
+
+static int filter(const float *logits, size_t v, const sieve_params *params,
+                  const sieve_engine *e, double *lp) {
+  sieve_params p;
+  int rc = validate(params, &p);
+  if (rc)
+    return rc;
+  if (v == 0 || v > 2147483647)
+    return SIEVE_EVOCAB;
+  float *x = malloc(v * sizeof *x);
+  item *ranked = malloc(v * sizeof *ranked);
+  rc = x && ranked ? filter_checked(logits, v, &p, e, lp, x, ranked) : SIEVE_ENOMEM;
+  free(x);
+  free(ranked);
+  return rc;
+}
+
+static uint64_t shr(uint64_t z, int s) {
+#ifdef MUTANT_ARITHMETIC_SHIFTS
+  return (uint64_t)((int64_t)z >> s);
+#else
+  return z >> s;
+#endif
+}
+
+static uint64_t mix(uint64_t z) {
+#ifdef MUTANT_MIX_WITH_INCREMENT
+  z += 0x9E3779B97F4A7C15ULL;
+#endif
+  z = (z ^ shr(z, 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ shr(z, 27)) * 0x94D049BB133111EBULL;
+  return z ^ shr(z, 31);
+}
+
+static int uniform(const sieve_draw_key *key, double *u) {
+  if (key->sample_case < 0 || key->sample_case > 2)
+    return SIEVE_ECASE;
+  if (key->tag != SIEVE_TAG_MAIN && key->tag != SIEVE_TAG_MTP)
+    return SIEVE_ETAG;
+  uint64_t seed = key->seed;
+#ifndef MUTANT_MTP_OFFSET_FORGOTTEN
+  if (key->tag == SIEVE_TAG_MTP)
+    seed += 1000000007ULL;
+#endif
+  uint64_t seq = (key->position * 3 + (uint64_t)key->sample_case) * 0x9E3779B97F4A7C15ULL;
+  *u = (double)(mix(seed + (seq ^ (seq << 13))) >> 11) * 0x1p-53;
+  return 0;
+}
+
+static int pick(const double *probs, size_t v, double u, int64_t *token) {
+  double total = 0;
+  for (size_t i = 0; i < v; i++) {
+    if (!(probs[i] >= 0) || isinf(probs[i]))
+      return SIEVE_EPROBS;
+    total += probs[i];
+  }
+  if (isinf(total))
+    return SIEVE_EPROBS;
+  if (total == 0)
+    return SIEVE_EZEROMASS;
+  double cdf = 0, target = u * total;
+#ifdef MUTANT_CDF_PROBABILITY_ORDER
+  item *order = malloc(v * sizeof *order);
+  if (!order)
+    return SIEVE_ENOMEM;
+  for (size_t i = 0; i < v; i++)
+    order[i] = (item){probs[i], (int64_t)i};
+  qsort(order, v, sizeof *order, by_value);
+  for (size_t r = 0; r < v; r++)
+    if ((cdf += order[r].p) > target) {
+      *token = order[r].id;
+      free(order);
+      return 0;
+    }
+  free(order);
+#else
+  for (size_t i = 0; i < v; i++)
+#ifdef MUTANT_DRAW_GE
+    if ((cdf += probs[i]) >= target) {
+#else
+    if ((cdf += probs[i]) > target) {
+#endif
+      *token = (int64_t)i;
+      return 0;
+    }
+#endif
+  *token = (int64_t)v - 1;
+  return 0;
+}
+
+static int draw(const double *probs, size_t v, const sieve_draw_key *key, int64_t *token) {
+  double u;
+  if (v == 0 || v > 2147483647)
+    return SIEVE_EVOCAB;
+  int rc = uniform(key, &u);
+  return rc ? rc : pick(probs, v, u, token);
+}
+
+static int top_entries(const double *lp, size_t v, size_t n, sieve_top_entry *top) {
+  item *order = malloc(v * sizeof *order);
+  if (!order)
+    return SIEVE_ENOMEM;
+  for (size_t i = 0; i < v; i++)
+    order[i] = (item){lp[i], (int64_t)i};
+  qsort(order, v, sizeof *order, by_value);
+  for (size_t r = 0; r < n; r++)
+    top[r] = (sieve_top_entry){order[r].id, order[r].p};
+  free(order);
+  return 0;
+}
+
+static int sample_row(const float *logits, size_t v, const sieve_params *p, const sieve_engine *e,
+                      const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
+                      int64_t *token, double *logprob, double *lp, double *probs) {
+  int rc = filter(logits, v, p, e, lp);
+  if (rc == 0 && n_top > v)
+    rc = SIEVE_ETOPLOGPROBS;
+  for (size_t i = 0; rc == 0 && i < v; i++)
+    probs[i] = exp(lp[i]);
+  if (rc == 0)
+    rc = draw(probs, v, key, token);
+  if (rc == 0)
+    rc = top_entries(lp, v, n_top, top);
+  if (rc == 0)
+    *logprob = lp[*token];
+#ifdef MUTANT_RAW_LOGPROBS
+  sieve_params raw = {p->temperature, 1.0, -1};
+  if (rc == 0 && filter(logits, v, &raw, e, lp) == 0)
+    *logprob = lp[*token];
+#endif
+  return rc;
+}
+
+static int sample(const float *logits, size_t v, const sieve_params *params,
+                  const sieve_engine *e, const sieve_draw_key *key, size_t n_top,
+                  sieve_top_entry *top, int64_t *token, double *logprob) {
+  sieve_params p;
+  int rc = validate(params, &p);
+  if (rc)
+    return rc;
+  if (v == 0 || v > 2147483647)
+    return SIEVE_EVOCAB;
+  double *lp = malloc(v * sizeof *lp), *probs = malloc(v * sizeof *probs);
+  rc = lp && probs ? sample_row(logits, v, params, e, key, n_top, top, token, logprob, lp, probs)
+                   : SIEVE_ENOMEM;
+  free(lp);
+  free(probs);
+  return rc;
+}
+
+static int position(int mode, int64_t q, int64_t k, int64_t row, int64_t *out) {
+  if (q < 1 || k < q || row < 0 || (mode == SIEVE_PREFILL && row != 0) || row >= q)
+    return SIEVE_EPOSITION;
+  if (mode == SIEVE_PREFILL) {
+    *out = k;
+    return 0;
+  }
+#ifdef MUTANT_DECODE_MISSING_PLUS_ONE
+  *out = k - q + row;
+#else
+  *out = k - q + 1 + row;
+#endif
+  return 0;
+}
+
+static const sieve_impl port = {SIEVE_IMPL_ABI, MUTANT_NAME, "1", validate, filter, uniform,
+                                draw,           sample,      position};
+
+const sieve_impl *sieve_impl_get(void) { return &port; }
