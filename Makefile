@@ -134,6 +134,8 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(ROOT)/oracle/sieve.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/sieve
+	install -m 644 $(ROOT)/fixtures/sieve-fixtures.json $(DESTDIR)$(PREFIX)/share/sieve/
 
 clean:
 	rm -rf $(ROOT)/build

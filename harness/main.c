@@ -84,8 +84,6 @@ int main(int argc, char **argv) {
     return cmd_serve(argc - 2, argv + 2);
   if (strcmp(argv[1], "run") == 0) {
     signal(SIGPIPE, SIG_IGN);
-    if (argc > 2 && strcmp(argv[2], "--help") == 0)
-      return sieve_run_main(0, NULL) == 2 ? 0 : 0;
     return sieve_run_main(argc - 2, argv + 2);
   }
   return usage_error("unknown subcommand '%s'", argv[1]);

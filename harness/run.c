@@ -124,7 +124,8 @@ static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
   return 0;
 }
 
-/* The fixtures: --fixtures, $SIEVE_FIXTURES, or beside the executable (build/ or an install). */
+/* The fixtures: --fixtures, $SIEVE_FIXTURES, or found from the executable (build/, build/san/,
+ * or an install's share/sieve/). */
 static void default_fixtures(cli *c) {
   const char *env = getenv("SIEVE_FIXTURES");
   if (c->opt.fixtures)
@@ -138,9 +139,12 @@ static void default_fixtures(cli *c) {
   char *slash = strrchr(dir, '/');
   if (slash)
     *slash = '\0';
-  snprintf(c->fixtures, sizeof c->fixtures, "%s/../fixtures/sieve-fixtures.json", dir);
-  if (access(c->fixtures, R_OK) != 0)
-    snprintf(c->fixtures, sizeof c->fixtures, "%s/../share/sieve/sieve-fixtures.json", dir);
+  static const char *const places[] = {"../fixtures", "../../fixtures", "../share/sieve"};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+    snprintf(c->fixtures, sizeof c->fixtures, "%s/%s/sieve-fixtures.json", dir, places[i]);
+    if (access(c->fixtures, R_OK) == 0)
+      break;
+  }
   c->opt.fixtures = c->fixtures;
 }
 
@@ -196,6 +200,10 @@ static int write_report(const run_report *report, const char *format, const char
 int sieve_run_main(int argc, char **argv) {
   static cli c;
   memset(&c, 0, sizeof c);
+  if (argc == 1 && strcmp(argv[0], "--help") == 0) {
+    fputs(run_usage, stdout);
+    return 0;
+  }
   int rc = parse(&c, argc, argv);
   if (rc != 0)
     return rc;

@@ -360,7 +360,7 @@ static int hello(const run_options *opt, run_report *report, cJSON **ops, char *
            answer ? sieve_case_str(answer, "version") : "");
   report->own_rng = answer && strcmp(sieve_case_str(answer, "rng"), "own") == 0;
   if (!answer || !cJSON_IsArray(*ops))
-    snprintf(err, err_len, "the implementation did not answer hello with a list of ops%s%s",
+    snprintf(err, err_len, "the implementation did not answer hello with a list of ops%s%.300s",
              *detail ? ": " : "", detail);
   cJSON_Delete(answer);
   return cJSON_IsArray(*ops) ? 0 : -1;
