@@ -20,6 +20,8 @@
  * whose scaled value overflows float32 is an error, never an inf or a NaN.
  * Invariants: the kept set is a prefix of the rank order; kept processed
  * probabilities sum to 1; the result depends on this row alone.
+ * Other engines' rules (sieve_rule, ENGINES.md) change steps 2-4 only where
+ * their axes say; with SIEVE_RULE_DEEPINFER every branch takes the spec's way.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ typedef struct filter_work {
   sieve__ranked *ranked;  /* step 2: key = p */
   size_t n_ranked;        /* tokens with a finite scaled logit */
   double max;             /* the largest scaled logit */
+  const sieve_rule *rule; /* DeepInfer's, or another engine's (ENGINES.md) */
 } filter_work;
 
 int sieve__check_logits(const float *logits, size_t vocab) {
@@ -74,29 +77,50 @@ static void softmax_and_rank(filter_work *w, size_t vocab) {
   for (size_t i = 0; i < vocab; i++)
     if (!isinf(w->scaled[i]))
       w->ranked[w->n_ranked++] = (sieve__ranked){w->expd[i] / total, (uint32_t)i};
-  sieve__rank(w->ranked, w->n_ranked);
+  if (w->rule->topk_ties == SIEVE_TIES_BY_ID_DESC)
+    sieve__rank_ties_desc(w->ranked, w->n_ranked);
+  else
+    sieve__rank(w->ranked, w->n_ranked);
 }
 
-/* Step 3: the number of ranks top-p keeps, and the margin of its closest decision. */
-static size_t top_p_keep(const filter_work *w, double top_p, double *margin) {
+/* Step 3: how many of the first n ranks top-p keeps, measuring mass as a share of `total`
+ * (1 on the full distribution), and the margin of its closest decision. */
+static size_t top_p_keep(const filter_work *w, size_t n, double top_p, double total,
+                         double *margin) {
   *margin = INFINITY;
   if (top_p >= 1.0)
-    return w->n_ranked;
+    return n;
   double mass_before = w->ranked[0].key;
-  for (size_t r = 1; r < w->n_ranked; r++) {
-    *margin = fmin(*margin, fabs(mass_before - top_p));
-    if (mass_before > top_p)
+  for (size_t r = 1; r < n; r++) {
+    double share = mass_before / total;
+    *margin = fmin(*margin, fabs(share - top_p));
+    if (share > top_p || (w->rule->boundary == SIEVE_BOUNDARY_GE && share >= top_p))
       return r;
     mass_before += w->ranked[r].key;
   }
-  return w->n_ranked;
+  return n;
 }
 
-/* Step 4: top-k on what top-p left. */
-static size_t top_k_keep(size_t kept, int64_t top_k) {
+/* Step 4: top-k on the first `kept` ranks (other engines may keep the k-th's ties). */
+static size_t top_k_keep(const filter_work *w, size_t kept, int64_t top_k) {
   if (top_k == -1 || (uint64_t)top_k >= kept)
     return kept;
-  return (size_t)top_k;
+  size_t k = (size_t)top_k;
+  while (w->rule->topk_ties == SIEVE_TIES_KEEP_ALL && k < kept &&
+         w->ranked[k].key == w->ranked[k - 1].key)
+    k++;
+  return k;
+}
+
+/* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. */
+static size_t keep_count(const filter_work *w, const sieve_params *p, double *margin) {
+  if (w->rule->topp_scope == SIEVE_TOPP_FULL)
+    return top_k_keep(w, top_p_keep(w, w->n_ranked, p->top_p, 1.0, margin), p->top_k);
+  size_t k = top_k_keep(w, w->n_ranked, p->top_k);
+  double mass = 0.0;
+  for (size_t r = 0; r < k; r++)
+    mass += w->ranked[r].key;
+  return top_p_keep(w, k, p->top_p, mass, margin);
 }
 
 /* Step 5: log_softmax over the kept set; logprobs[] doubles as the kept flag. */
@@ -125,17 +149,32 @@ static void describe(const filter_work *w, size_t kept, double topp_margin,
   info->cut_gap = kept < w->n_ranked ? w->ranked[kept - 1].key - w->ranked[kept].key : INFINITY;
 }
 
+/* Another engine may rank at T = 1 (temperature after the filters, or greedy); the kept set
+ * is then scaled by T here, before its log-softmax. */
+static int rescale(filter_work *w, size_t vocab, double temperature) {
+  int rc = scale(w->scaled, vocab, temperature, &w->max);
+  for (size_t i = 0; rc == 0 && i < vocab; i++)
+    w->expd[i] = exp((double)w->scaled[i] - w->max);
+  return rc;
+}
+
 static int filter_row(filter_work *w, const float *logits, size_t vocab, const sieve_params *p,
                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
+  int greedy = p->temperature == 0.0; /* only under SIEVE_T0_ARGMAX */
+  int after = greedy || w->rule->temperature_at == SIEVE_TEMP_AFTER;
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
-    rc = scale(w->scaled, vocab, p->temperature, &w->max);
+    rc = scale(w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
   if (rc != 0)
     return rc;
   softmax_and_rank(w, vocab);
   double topp_margin;
-  size_t kept = top_k_keep(top_p_keep(w, p->top_p, &topp_margin), p->top_k);
+  size_t kept = greedy ? 1 : keep_count(w, p, &topp_margin);
+  if (greedy)
+    topp_margin = INFINITY;
+  if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
+    return rc;
   log_softmax_kept(w, vocab, kept, logprobs);
   if (info)
     describe(w, kept, topp_margin, info);
@@ -144,15 +183,22 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
 
 int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
                  const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
+  return sieve_filter_rule(NULL, logits, vocab, params, engine, logprobs, info);
+}
+
+int sieve_filter_rule(const sieve_rule *rule, const float *logits, size_t vocab,
+                      const sieve_params *params, const sieve_engine *engine, double *logprobs,
+                      sieve_filter_info *info) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
   if (!logits || !params || !logprobs)
     return SIEVE_EARG;
   sieve_params p;
-  int rc = sieve_params_check(params, &p);
+  int rc = sieve_params_check_rule(rule, params, &p);
   if (rc == 0)
     rc = sieve__check_logits(logits, vocab);
   if (rc != 0)
     return rc;
-  filter_work w = {0};
+  filter_work w = {.rule = rule ? rule : &deepinfer};
   w.scaled = malloc(vocab * sizeof *w.scaled);
   w.expd = malloc(vocab * sizeof *w.expd);
   w.ranked = malloc(vocab * sizeof *w.ranked);

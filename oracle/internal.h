@@ -18,6 +18,11 @@ typedef struct sieve__ranked {
 
 /* Sorts by key descending, ties by token id ascending: a total order, so the sort is stable. */
 void sieve__rank(sieve__ranked *items, size_t n);
+/* The same with ties by token id descending (an axis of other engines). */
+void sieve__rank_ties_desc(sieve__ranked *items, size_t n);
+
+/* SIEVE_ERULE when an axis of the rule is out of range. */
+int sieve__check_rule(const sieve_rule *rule);
 
 /* SIEVE_EVOCAB, SIEVE_ENAN or SIEVE_EPOSINF for a row that cannot be filtered; 0 otherwise. */
 int sieve__check_logits(const float *logits, size_t vocab);

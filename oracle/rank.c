@@ -19,3 +19,15 @@ void sieve__rank(sieve__ranked *items, size_t n) {
   if (n > 1)
     qsort(items, n, sizeof *items, compare_ranked);
 }
+
+static int compare_ranked_ties_desc(const void *a, const void *b) {
+  const sieve__ranked *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key > y->key ? -1 : 1;
+  return (x->id < y->id) - (x->id > y->id);
+}
+
+void sieve__rank_ties_desc(sieve__ranked *items, size_t n) {
+  if (n > 1)
+    qsort(items, n, sizeof *items, compare_ranked_ties_desc);
+}

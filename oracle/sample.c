@@ -14,28 +14,59 @@
 
 #include "sieve.h"
 
-static int sample_row(const double *logprobs, double *probs, size_t vocab,
-                      const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
-                      sieve_sample_result *result) {
+/* A generator that is not the hash, for rules whose engine draws with its own (ENGINES.md). */
+static int own_uniform(const sieve_draw_key *key, double *u) {
+  int rc = sieve_uniform(key, u);
+  uint64_t z = sieve_mix64(key->seed ^ 0xD1B54A32D192ED03ULL) + key->position;
+  if (rc == 0)
+    *u = (double)(sieve_mix64(z * SIEVE_HASH_GOLDEN + (uint64_t)key->sample_case) >> 11) *
+         0x1.0p-53;
+  return rc;
+}
+
+/* The logprobs a rule returns: processed (the spec), after temperature only, or raw. */
+static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t vocab,
+                             const sieve_params *params, const sieve_engine *engine,
+                             double *out) {
+  sieve_params p = {params->temperature, 1.0, -1};
+  if (rule->logprobs == SIEVE_LP_RAW)
+    p.temperature = 1.0;
+  static const sieve_rule plain = SIEVE_RULE_DEEPINFER;
+  return sieve_filter_rule(&plain, logits, vocab, &p, engine, out, NULL);
+}
+
+static int sample_row(const sieve_rule *rule, const double *logprobs, const double *reported,
+                      double *probs, size_t vocab, const sieve_draw_key *key, size_t n_top,
+                      sieve_top_entry *top, sieve_sample_result *result) {
   for (size_t i = 0; i < vocab; i++)
     probs[i] = exp(logprobs[i]);
-  int rc = sieve_uniform(key, &result->u);
+  int rc = rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, &result->u)
+                                        : sieve_uniform(key, &result->u);
   if (rc == 0)
     rc = sieve_draw(probs, vocab, result->u, &result->token, &result->draw_margin);
   if (rc == 0)
-    rc = sieve_top_logprobs(logprobs, vocab, n_top, top);
+    rc = sieve_top_logprobs(reported, vocab, n_top, top);
   if (rc == 0)
-    result->logprob = logprobs[result->token];
+    result->logprob = reported[result->token];
   return rc;
 }
 
 int sieve_sample(const float *logits, size_t vocab, const sieve_params *params,
                  const sieve_engine *engine, const sieve_draw_key *key, size_t n_top,
                  sieve_top_entry *top, sieve_sample_result *result) {
+  return sieve_sample_rule(NULL, logits, vocab, params, engine, key, n_top, top, result);
+}
+
+int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
+                      const sieve_params *params, const sieve_engine *engine,
+                      const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
+                      sieve_sample_result *result) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  rule = rule ? rule : &deepinfer;
   if (!logits || !params || !key || !result || (n_top > 0 && !top))
     return SIEVE_EARG;
   sieve_params checked;
-  int rc = sieve_params_check(params, &checked);
+  int rc = sieve_params_check_rule(rule, params, &checked);
   if (rc == 0 && (vocab == 0 || vocab > SIEVE_VOCAB_MAX))
     rc = SIEVE_EVOCAB;
   if (rc != 0)
@@ -43,17 +74,23 @@ int sieve_sample(const float *logits, size_t vocab, const sieve_params *params,
   sieve_sample_result r = {0};
   double *logprobs = malloc(vocab * sizeof *logprobs);
   double *probs = malloc(vocab * sizeof *probs);
+  double *reported = rule->logprobs == SIEVE_LP_PROCESSED ? logprobs
+                                                         : malloc(vocab * sizeof *reported);
   rc = SIEVE_ENOMEM;
-  if (!logprobs || !probs)
+  if (!logprobs || !probs || !reported)
     goto fail;
-  rc = sieve_filter(logits, vocab, &checked, engine, logprobs, &r.filter);
+  rc = sieve_filter_rule(rule, logits, vocab, params, engine, logprobs, &r.filter);
   if (rc == 0 && n_top > vocab)
     rc = SIEVE_ETOPLOGPROBS;
+  if (rc == 0 && reported != logprobs)
+    rc = reported_logprobs(rule, logits, vocab, &checked, engine, reported);
   if (rc == 0)
-    rc = sample_row(logprobs, probs, vocab, key, n_top, top, &r);
+    rc = sample_row(rule, logprobs, reported, probs, vocab, key, n_top, top, &r);
   if (rc == 0)
     *result = r;
 fail:
+  if (reported != logprobs)
+    free(reported);
   free(logprobs);
   free(probs);
   return rc;

@@ -52,7 +52,8 @@ extern "C" {
   X(ETAG, -16, "tag must be main or mtp")                                                    \
   X(EPOSITION, -17, "position: need 1 <= seqlen_q <= seqlen_k and 0 <= row < seqlen_q")      \
   X(ETOPLOGPROBS, -18, "top_logprobs must be in [0, V]")                                     \
-  X(ENOMEM, -19, "out of memory")
+  X(ENOMEM, -19, "out of memory")                                                          \
+  X(ERULE, -20, "rule: an axis has a value outside its enum")
 
 #define SIEVE__ERRNO_ENUM(name, value, message) SIEVE_##name = (value),
 typedef enum sieve_errno { SIEVE_OK = 0, SIEVE_ERRNO_MAP(SIEVE__ERRNO_ENUM) } sieve_errno;
@@ -93,6 +94,65 @@ typedef struct sieve_engine {
 
 #define SIEVE_ENGINE_DEFAULT {0, NULL, 0}
 
+/* ------------------------------------------------------------------ rules */
+
+/*
+ * Where engines choose differently (oracle/ENGINES.md). Each field is one
+ * axis; 0 is DeepInfer's choice, the spec, so SIEVE_RULE_DEEPINFER is all 0.
+ */
+typedef enum sieve_topp_scope {
+  SIEVE_TOPP_FULL = 0,      /* top-p on the full distribution; top-k cuts the same order */
+  SIEVE_TOPP_AFTER_TOPK = 1 /* top-k first, top-p on the mass renormalized over the top k */
+} sieve_topp_scope;
+
+typedef enum sieve_boundary {
+  SIEVE_BOUNDARY_GT = 0, /* remove a token when the mass before it is > top_p */
+  SIEVE_BOUNDARY_GE = 1  /* remove it when that mass is >= top_p */
+} sieve_boundary;
+
+typedef enum sieve_topk_ties {
+  SIEVE_TIES_BY_ID = 0,      /* exactly k; equal probabilities in ascending token id */
+  SIEVE_TIES_BY_ID_DESC = 1, /* exactly k; equal probabilities in descending token id */
+  SIEVE_TIES_KEEP_ALL = 2    /* every token tied with the k-th stays */
+} sieve_topk_ties;
+
+typedef enum sieve_temperature_at {
+  SIEVE_TEMP_BEFORE = 0, /* the filters see the scaled logits */
+  SIEVE_TEMP_AFTER = 1   /* the filters see T = 1; T scales the kept set only */
+} sieve_temperature_at;
+
+typedef enum sieve_t0 {
+  SIEVE_T0_CLAMP = 0,  /* T < 1e-5 becomes 1e-5 with top_p 1, top_k -1: equal logits share */
+  SIEVE_T0_ARGMAX = 1, /* T < 1e-5 keeps the first argmax (lowest id) alone */
+  SIEVE_T0_TOPK1 = 2   /* T < 1e-5 becomes T = 1 with top_k = 1 */
+} sieve_t0;
+
+typedef enum sieve_top_k_zero { SIEVE_K0_ERROR = 0, SIEVE_K0_OFF = 1 } sieve_top_k_zero;
+
+typedef enum sieve_logprobs_kind {
+  SIEVE_LP_PROCESSED = 0, /* after temperature, top-p and top-k */
+  SIEVE_LP_SCALED = 1,    /* after temperature only */
+  SIEVE_LP_RAW = 2        /* of the raw logits */
+} sieve_logprobs_kind;
+
+typedef enum sieve_draw_kind {
+  SIEVE_DRAW_HASH = 0, /* the hash uniform and inverse CDF of seed 000 */
+  SIEVE_DRAW_OWN = 1   /* a generator of the engine's own (not the hash) */
+} sieve_draw_kind;
+
+typedef struct sieve_rule {
+  int topp_scope;     /* sieve_topp_scope */
+  int boundary;       /* sieve_boundary */
+  int topk_ties;      /* sieve_topk_ties */
+  int temperature_at; /* sieve_temperature_at */
+  int t0;             /* sieve_t0 */
+  int top_k_zero;     /* sieve_top_k_zero */
+  int logprobs;       /* sieve_logprobs_kind: what sample returns */
+  int draw;           /* sieve_draw_kind */
+} sieve_rule;
+
+#define SIEVE_RULE_DEEPINFER {0, 0, 0, 0, 0, 0, 0, 0}
+
 /* ---------------------------------------------------------------- filter */
 
 /* What the filter decided, with the margins that say how close it was. */
@@ -110,6 +170,12 @@ typedef struct sieve_filter_info {
  */
 int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
                  const sieve_engine *engine, double *logprobs, sieve_filter_info *info);
+
+/* The same under another rule (NULL: DeepInfer's). */
+int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, sieve_params *out);
+int sieve_filter_rule(const sieve_rule *rule, const float *logits, size_t vocab,
+                      const sieve_params *params, const sieve_engine *engine, double *logprobs,
+                      sieve_filter_info *info);
 
 /* One entry of top_logprobs. */
 typedef struct sieve_top_entry {
@@ -179,6 +245,12 @@ typedef struct sieve_sample_result {
 int sieve_sample(const float *logits, size_t vocab, const sieve_params *params,
                  const sieve_engine *engine, const sieve_draw_key *key, size_t n_top,
                  sieve_top_entry *top, sieve_sample_result *result);
+
+/* The same under another rule (NULL: DeepInfer's). */
+int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
+                      const sieve_params *params, const sieve_engine *engine,
+                      const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
+                      sieve_sample_result *result);
 
 /* ---------------------------------------------------------------- batch */
 
