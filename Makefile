@@ -48,7 +48,7 @@ MUTANT_LIBS := $(BUILD)/mutants/libport-faithful.so $(patsubst %,$(BUILD)/mutant
 C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
 PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
 
-.PHONY: all deps test run examples clean install fixtures check-fixtures mutants
+.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -127,6 +127,10 @@ fixtures: deps
 # Regenerates into a temporary folder, fails on any byte difference, and lints fixtures/.
 check-fixtures: deps
 	$(PYTHON) $(ROOT)/generators/make_fixtures.py --check
+
+# Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
+engines-matrix: all
+	$(PYTHON) $(ROOT)/harness/engines_matrix.py $(CLI) $(ROOT)/oracle/ENGINES.md
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

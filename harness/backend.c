@@ -21,45 +21,45 @@ int backend_supports(const sieve_impl *impl, const char *op) {
   return 0;
 }
 
-int backend_validate(const sieve_impl *impl, const sieve_params *in, sieve_params *out) {
-  return impl ? impl->validate(in, out) : sieve_params_check(in, out);
+int backend_validate(const backend *b, const sieve_params *in, sieve_params *out) {
+  return b->impl ? b->impl->validate(in, out) : sieve_params_check_rule(b->rule, in, out);
 }
 
-int backend_filter(const sieve_impl *impl, const float *logits, size_t vocab,
+int backend_filter(const backend *b, const float *logits, size_t vocab,
                    const sieve_params *params, const sieve_engine *engine, double *logprobs,
                    sieve_filter_info *info, int *has_info) {
-  *has_info = impl == NULL;
-  if (impl)
-    return impl->filter(logits, vocab, params, engine, logprobs);
-  return sieve_filter(logits, vocab, params, engine, logprobs, info);
+  *has_info = b->impl == NULL;
+  if (b->impl)
+    return b->impl->filter(logits, vocab, params, engine, logprobs);
+  return sieve_filter_rule(b->rule, logits, vocab, params, engine, logprobs, info);
 }
 
-int backend_uniform(const sieve_impl *impl, const sieve_draw_key *key, double *u) {
-  return impl ? impl->uniform(key, u) : sieve_uniform(key, u);
+int backend_uniform(const backend *b, const sieve_draw_key *key, double *u) {
+  return b->impl ? b->impl->uniform(key, u) : sieve_uniform(key, u);
 }
 
-int backend_draw(const sieve_impl *impl, const double *probs, size_t vocab,
+int backend_draw(const backend *b, const double *probs, size_t vocab,
                  const sieve_draw_key *key, sieve_sample_result *result, int *has_extras) {
-  *has_extras = impl == NULL;
-  if (impl)
-    return impl->draw(probs, vocab, key, &result->token);
+  *has_extras = b->impl == NULL;
+  if (b->impl)
+    return b->impl->draw(probs, vocab, key, &result->token);
   int rc = sieve_uniform(key, &result->u);
   return rc ? rc : sieve_draw(probs, vocab, result->u, &result->token, &result->draw_margin);
 }
 
-int backend_sample(const sieve_impl *impl, const float *logits, size_t vocab,
+int backend_sample(const backend *b, const float *logits, size_t vocab,
                    const sieve_params *params, const sieve_engine *engine,
                    const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
                    sieve_sample_result *result, int *has_extras) {
-  *has_extras = impl == NULL;
-  if (impl)
-    return impl->sample(logits, vocab, params, engine, key, n_top, top, &result->token,
-                        &result->logprob);
-  return sieve_sample(logits, vocab, params, engine, key, n_top, top, result);
+  *has_extras = b->impl == NULL;
+  if (b->impl)
+    return b->impl->sample(logits, vocab, params, engine, key, n_top, top, &result->token,
+                           &result->logprob);
+  return sieve_sample_rule(b->rule, logits, vocab, params, engine, key, n_top, top, result);
 }
 
-int backend_position(const sieve_impl *impl, sieve_mode mode, int64_t q, int64_t k, int64_t row,
+int backend_position(const backend *b, sieve_mode mode, int64_t q, int64_t k, int64_t row,
                      int64_t *position) {
-  return impl ? impl->position((int)mode, q, k, row, position)
-              : sieve_position(mode, q, k, row, position);
+  return b->impl ? b->impl->position((int)mode, q, k, row, position)
+                 : sieve_position(mode, q, k, row, position);
 }

@@ -1,6 +1,7 @@
 /*
- * What `sieve serve` answers with: the oracle itself (impl == NULL), which
- * also reports its margins, or a shared library's sieve_impl table.
+ * What `sieve serve` answers with: the oracle itself (impl == NULL), under
+ * DeepInfer's rule or an engine profile's, which also reports its margins;
+ * or a shared library's sieve_impl table.
  */
 #ifndef SIEVE_BACKEND_H
 #define SIEVE_BACKEND_H
@@ -11,25 +12,30 @@
 /* Nonzero when the backend implements the protocol op `op`. */
 int backend_supports(const sieve_impl *impl, const char *op);
 
-int backend_validate(const sieve_impl *impl, const sieve_params *in, sieve_params *out);
+typedef struct backend {
+  const sieve_impl *impl; /* NULL: the oracle */
+  const sieve_rule *rule; /* the oracle's rule */
+} backend;
+
+int backend_validate(const backend *b, const sieve_params *in, sieve_params *out);
 
 /* *has_info is set when `info` was filled (the oracle only). */
-int backend_filter(const sieve_impl *impl, const float *logits, size_t vocab,
+int backend_filter(const backend *b, const float *logits, size_t vocab,
                    const sieve_params *params, const sieve_engine *engine, double *logprobs,
                    sieve_filter_info *info, int *has_info);
 
-int backend_uniform(const sieve_impl *impl, const sieve_draw_key *key, double *u);
+int backend_uniform(const backend *b, const sieve_draw_key *key, double *u);
 
 /* result->u and result->draw_margin are filled by the oracle only (*has_extras). */
-int backend_draw(const sieve_impl *impl, const double *probs, size_t vocab,
+int backend_draw(const backend *b, const double *probs, size_t vocab,
                  const sieve_draw_key *key, sieve_sample_result *result, int *has_extras);
 
-int backend_sample(const sieve_impl *impl, const float *logits, size_t vocab,
+int backend_sample(const backend *b, const float *logits, size_t vocab,
                    const sieve_params *params, const sieve_engine *engine,
                    const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
                    sieve_sample_result *result, int *has_extras);
 
-int backend_position(const sieve_impl *impl, sieve_mode mode, int64_t q, int64_t k, int64_t row,
+int backend_position(const backend *b, sieve_mode mode, int64_t q, int64_t k, int64_t row,
                      int64_t *position);
 
 #endif /* SIEVE_BACKEND_H */

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "../oracle/sieve.h"
+#include "diff.h"
+#include "fingerprint.h"
+#include "profiles.h"
 #include "run.h"
 #include "serve.h"
 #include "sieve_impl.h"
@@ -19,9 +22,12 @@ static const char usage[] =
     "usage: sieve serve [--profile NAME | --lib PATH.so]   serve protocol v1 on stdin/stdout\n"
     "       sieve run --impl IMPL [options]                put an implementation through the\n"
     "                                                      fixtures (sieve run --help)\n"
+    "       sieve fingerprint --impl IMPL                  the choice it makes on each axis\n"
+    "       sieve diff IMPL_A IMPL_B [--format markdown]   where two implementations differ\n"
+    "       sieve profiles                                 the engine profiles and their axes\n"
     "       sieve --version\n"
     "       sieve --help\n"
-    "profiles: deepinfer (the spec, the default)\n";
+    "IMPL: exec:COMMAND, lib:PATH.so or profile:NAME; profiles: sieve profiles\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "sieve: ");
@@ -82,6 +88,19 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "serve") == 0)
     return cmd_serve(argc - 2, argv + 2);
+  if (strcmp(argv[1], "profiles") == 0) {
+    for (const engine_profile *p = profiles; p->name; p++) {
+      printf("%-24s %s\n", p->name, p->engine);
+      for (int a = 0; a < PROFILE_AXES; a++)
+        printf("  %-15s %-11s %s%s\n", axis_names[a], axis_value_name(a, rule_axis(&p->rule, a)),
+               p->why[a].confirmed ? "" : "unconfirmed: ", p->why[a].source);
+    }
+    return 0;
+  }
+  if (strcmp(argv[1], "diff") == 0)
+    return sieve_diff_main(argc - 2, argv + 2);
+  if (strcmp(argv[1], "fingerprint") == 0)
+    return sieve_fingerprint_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "run") == 0) {
     signal(SIGPIPE, SIG_IGN);
     return sieve_run_main(argc - 2, argv + 2);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "impl.h"
 #include "report.h"
 #include "runner.h"
 #include "serve.h"
@@ -22,7 +23,7 @@ static const char run_usage[] =
     "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
     "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
-    "      profile:NAME (built in: deepinfer)\n"
+    "      profile:NAME (the oracle under an engine's rule: sieve profiles)\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
     "        position special-values distribution (default: all but smoke)\n";
 
@@ -31,7 +32,7 @@ typedef struct cli {
   const char *suites[32];
   size_t n_suites;
   const char *expect, *format, *output;
-  char *argv[5];
+  impl_command cmd;
   char self[PATH_MAX], fixtures[PATH_MAX + 64];
 } cli;
 
@@ -50,22 +51,10 @@ static int known_suite(const char *name) {
 }
 
 static int parse_impl(cli *c, const char *impl) {
+  char err[256];
   c->opt.impl = impl;
-  c->opt.impl_argv = c->argv;
-  if (strncmp(impl, "exec:", 5) == 0 && impl[5]) {
-    char *argv[] = {"/bin/sh", "-c", (char *)impl + 5, NULL};
-    memcpy(c->argv, argv, sizeof argv);
-    return 0;
-  }
-  const char *flag = strncmp(impl, "lib:", 4) == 0 ? "--lib" : "--profile";
-  const char *arg = strchr(impl, ':') ? strchr(impl, ':') + 1 : "";
-  if ((strncmp(impl, "lib:", 4) != 0 && strncmp(impl, "profile:", 8) != 0) || !*arg)
-    return usage("--impl must be exec:COMMAND, lib:PATH or profile:NAME, not", impl);
-  if (strcmp(flag, "--profile") == 0 && !sieve_serve_has_profile(arg))
-    return usage("unknown profile:", arg);
-  char *argv[] = {c->self, "serve", (char *)flag, (char *)arg, NULL};
-  memcpy(c->argv, argv, sizeof argv);
-  return 0;
+  c->opt.impl_argv = c->cmd.argv;
+  return impl_command_parse(&c->cmd, impl, err, sizeof err) == 0 ? 0 : usage(err, NULL);
 }
 
 static int parse_shard(cli *c, const char *text) {
@@ -124,30 +113,6 @@ static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
   return 0;
 }
 
-/* The fixtures: --fixtures, $SIEVE_FIXTURES, or found from the executable (build/, build/san/,
- * or an install's share/sieve/). */
-static void default_fixtures(cli *c) {
-  const char *env = getenv("SIEVE_FIXTURES");
-  if (c->opt.fixtures)
-    return;
-  if (env && *env) {
-    c->opt.fixtures = env;
-    return;
-  }
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", c->self);
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    *slash = '\0';
-  static const char *const places[] = {"../fixtures", "../../fixtures", "../share/sieve"};
-  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-    snprintf(c->fixtures, sizeof c->fixtures, "%s/%s/sieve-fixtures.json", dir, places[i]);
-    if (access(c->fixtures, R_OK) == 0)
-      break;
-  }
-  c->opt.fixtures = c->fixtures;
-}
-
 static int parse(cli *c, int argc, char **argv) {
   int timeout_s = 30;
   c->opt.jobs = 2;
@@ -175,7 +140,8 @@ static int parse(cli *c, int argc, char **argv) {
   c->opt.suites = c->suites;
   c->opt.timeout_ms = timeout_s * 1000;
   c->opt.progress = isatty(STDERR_FILENO);
-  default_fixtures(c);
+  if (!c->opt.fixtures)
+    c->opt.fixtures = sieve_default_fixtures(c->fixtures, sizeof c->fixtures);
   return 0;
 }
 

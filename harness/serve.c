@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "jbuf.h"
+#include "profiles.h"
 #include "request.h"
 
 #define SERVER_NAME "sieve-oracle"
@@ -23,6 +24,7 @@ typedef struct op_context {
   req_error *err;
   const char *profile;
   const sieve_impl *impl; /* NULL: the oracle */
+  const backend *backend;
 } op_context;
 
 typedef int (*op_handler)(op_context *ctx);
@@ -103,6 +105,8 @@ static int op_hello(op_context *ctx) {
     jbuf_key(b, "profile", 1);
     jbuf_str(b, ctx->profile);
   }
+  if (!ctx->impl && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
+    jbuf_raw(b, ",\"rng\":\"own\"");
   jbuf_raw(b, ",\"ops\":[");
   int first = 1;
   for (size_t i = 0; i < sizeof all_ops / sizeof all_ops[0]; i++)
@@ -121,7 +125,7 @@ static int op_validate(op_context *ctx) {
   if (check_keys(ctx, keys) != 0 ||
       req_params(req_get(ctx->req, "params"), "params", &p, ctx->err) != 0)
     return -1;
-  int rc = backend_validate(ctx->impl, &p, &p);
+  int rc = backend_validate(ctx->backend, &p, &p);
   if (rc != 0)
     return req_fail_code(ctx->err, rc, "params");
   jbuf_raw(ctx->out, "{\"params\":");
@@ -131,7 +135,7 @@ static int op_validate(op_context *ctx) {
 }
 
 static int filter_row(const cJSON *row, const char *path, const sieve_engine *engine,
-                      const sieve_impl *impl, jbuf *b, req_error *e) {
+                      const backend *target, jbuf *b, req_error *e) {
   static const char *const keys[] = {"logits", "params", NULL};
   float *logits = NULL;
   double *logprobs = NULL;
@@ -147,7 +151,7 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
       req_logits(req_get(row, "logits"), field, &logits, &vocab, e) != 0)
     goto fail;
   logprobs = malloc((vocab ? vocab : 1) * sizeof *logprobs);
-  int code = logprobs ? backend_filter(impl, logits, vocab, &params, engine, logprobs, &info,
+  int code = logprobs ? backend_filter(target, logits, vocab, &params, engine, logprobs, &info,
                                        &has_info)
                       : SIEVE_ENOMEM;
   if (code != 0) {
@@ -206,7 +210,7 @@ static int op_filter(op_context *ctx) {
   int rc = -1;
   if (check_keys(ctx, keys) == 0 &&
       req_engine(req_get(ctx->req, "engine"), &engine, &ids, ctx->err) == 0)
-    rc = for_each_row(ctx, &engine, filter_each, ctx->impl);
+    rc = for_each_row(ctx, &engine, filter_each, ctx->backend);
   free(ids);
   return rc;
 }
@@ -226,7 +230,7 @@ static int draw_key(const cJSON *obj, const char *path, int sample_case, int tag
   return 0;
 }
 
-static int uniform_item(const sieve_impl *impl, const cJSON *item, const char *path, double *u,
+static int uniform_item(const backend *target, const cJSON *item, const char *path, double *u,
                         req_error *e) {
   static const char *const keys[] = {"seed", "position", "case", "tag", NULL};
   int sample_case, tag;
@@ -234,7 +238,7 @@ static int uniform_item(const sieve_impl *impl, const cJSON *item, const char *p
   if (req_check_keys(item, keys, path, e) != 0 || req_case_tag(item, &sample_case, &tag, e) != 0 ||
       draw_key(item, path, sample_case, tag, &key, e) != 0)
     return -1;
-  int rc = backend_uniform(impl, &key, u);
+  int rc = backend_uniform(target, &key, u);
   return rc ? req_fail_code(e, rc, path) : 0;
 }
 
@@ -250,7 +254,7 @@ static int op_uniform(op_context *ctx) {
     char path[48];
     double u;
     snprintf(path, sizeof path, "items[%zu]", i);
-    if (uniform_item(ctx->impl, item, path, &u, ctx->err) != 0) {
+    if (uniform_item(ctx->backend, item, path, &u, ctx->err) != 0) {
       jbuf_free(&scratch);
       return -1;
     }
@@ -264,7 +268,7 @@ static int op_uniform(op_context *ctx) {
   return 0;
 }
 
-static int draw_row(const sieve_impl *impl, const cJSON *row, const char *path, int sample_case,
+static int draw_row(const backend *target, const cJSON *row, const char *path, int sample_case,
                     int tag, sieve_sample_result *answer, int *has_extras, req_error *e) {
   static const char *const keys[] = {"probs", "seed", "position", NULL};
   sieve_draw_key key;
@@ -276,7 +280,7 @@ static int draw_row(const sieve_impl *impl, const cJSON *row, const char *path, 
       draw_key(row, path, sample_case, tag, &key, e) != 0 ||
       req_probs(req_get(row, "probs"), field, &probs, &vocab, e) != 0)
     return -1;
-  int rc = backend_draw(impl, probs, vocab, &key, answer, has_extras);
+  int rc = backend_draw(target, probs, vocab, &key, answer, has_extras);
   free(probs);
   return rc ? req_fail_code(e, rc, path) : 0;
 }
@@ -324,7 +328,7 @@ static int op_draw(op_context *ctx) {
   for (const cJSON *row = rows->child; row && rc == 0; row = row->next, i++) {
     char path[48];
     snprintf(path, sizeof path, "rows[%zu]", i);
-    rc = draw_row(ctx->impl, row, path, sample_case, tag, &answers[i], &has_extras, ctx->err);
+    rc = draw_row(ctx->backend, row, path, sample_case, tag, &answers[i], &has_extras, ctx->err);
   }
   if (rc == 0)
     write_draws(ctx->out, answers, n, has_extras);
@@ -335,7 +339,7 @@ static int op_draw(op_context *ctx) {
 typedef struct sample_setup {
   int sample_case;
   int tag;
-  const sieve_impl *impl;
+  const backend *target;
 } sample_setup;
 
 static void write_sample(jbuf *b, const sieve_sample_result *r, const sieve_top_entry *top,
@@ -392,7 +396,7 @@ static int sample_each(const cJSON *row, const char *path, const sieve_engine *e
   top = malloc(((size_t)n_top ? (size_t)n_top : 1) * sizeof *top);
   sieve_sample_result result = {0};
   int has_extras = 0;
-  int code = top ? backend_sample(setup->impl, logits, vocab, &params, engine, &key,
+  int code = top ? backend_sample(setup->target, logits, vocab, &params, engine, &key,
                                   (size_t)n_top, top, &result, &has_extras)
                  : SIEVE_ENOMEM;
   if (code != 0) {
@@ -410,7 +414,7 @@ fail:
 static int op_sample(op_context *ctx) {
   static const char *const keys[] = {"op", "rows", "case", "tag", "engine", NULL};
   sieve_engine engine;
-  sample_setup setup = {0, 0, ctx->impl};
+  sample_setup setup = {0, 0, ctx->backend};
   int64_t *ids = NULL;
   int rc = -1;
   if (check_keys(ctx, keys) == 0 &&
@@ -436,7 +440,7 @@ static int op_position(op_context *ctx) {
       req_int(req_get(ctx->req, "seqlen_k"), "request.seqlen_k", "seqlen_k", &k, ctx->err) != 0 ||
       (row_item && req_int(row_item, "request.row", "row", &row, ctx->err) != 0))
     return -1;
-  int rc = backend_position(ctx->impl, is_prefill ? SIEVE_PREFILL : SIEVE_DECODE, q, k, row,
+  int rc = backend_position(ctx->backend, is_prefill ? SIEVE_PREFILL : SIEVE_DECODE, q, k, row,
                             &position);
   if (rc != 0)
     return req_fail_code(ctx->err, rc, "request");
@@ -455,7 +459,7 @@ static const struct {
     {"position", op_position},
 };
 
-int sieve_serve_has_profile(const char *name) { return strcmp(name, "deepinfer") == 0; }
+int sieve_serve_has_profile(const char *name) { return profile_find(name) != NULL; }
 
 static int dispatch(op_context *ctx) {
   const cJSON *op = req_get(ctx->req, "op");
@@ -478,7 +482,7 @@ static int is_bye(const cJSON *req) {
 
 /* Answers one line into `b`; returns 1 when the line was a bye. */
 static int answer_line(const char *line, size_t len, long lineno, const char *profile,
-                       const sieve_impl *impl, jbuf *b) {
+                       const backend *target, jbuf *b) {
   req_error err;
   const char *end = NULL;
   cJSON *req = NULL;
@@ -494,7 +498,7 @@ static int answer_line(const char *line, size_t len, long lineno, const char *pr
   else if ((stop = is_bye(req)))
     jbuf_raw(b, "{\"bye\":true}");
   else {
-    op_context ctx = {req, b, &err, profile, impl};
+    op_context ctx = {req, b, &err, profile, target->impl, target};
     if (dispatch(&ctx) == 0)
       goto done;
     jbuf_reset(b);
@@ -510,7 +514,7 @@ static int is_blank(const char *line, size_t len) {
   return strspn(line, " \t\r\n") == len;
 }
 
-static int serve_loop(FILE *in, FILE *out, const char *profile, const sieve_impl *impl) {
+static int serve_loop(FILE *in, FILE *out, const char *profile, const backend *target) {
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;
@@ -522,7 +526,7 @@ static int serve_loop(FILE *in, FILE *out, const char *profile, const sieve_impl
     if (is_blank(line, (size_t)n))
       continue;
     jbuf_reset(&b);
-    stop = answer_line(line, (size_t)n, lineno, profile, impl, &b);
+    stop = answer_line(line, (size_t)n, lineno, profile, target, &b);
     if (b.failed) {
       jbuf_reset(&b);
       jbuf_raw(&b, "{\"error\":{\"kind\":\"invalid_request\",\"field\":\"\","
@@ -539,9 +543,12 @@ static int serve_loop(FILE *in, FILE *out, const char *profile, const sieve_impl
 }
 
 int sieve_serve(FILE *in, FILE *out, const char *profile) {
-  return serve_loop(in, out, profile, NULL);
+  const engine_profile *p = profile_find(profile);
+  backend target = {NULL, p ? &p->rule : NULL};
+  return serve_loop(in, out, profile, &target);
 }
 
 int sieve_serve_impl(FILE *in, FILE *out, const sieve_impl *impl) {
-  return serve_loop(in, out, "", impl);
+  backend target = {impl, NULL};
+  return serve_loop(in, out, "", &target);
 }

@@ -153,6 +153,61 @@ def expectations(sieve, mutants):
               status_with(failing, "sieve-fixtures/0") == 2)
 
 
+MUTANT_AXES = {"ge-boundary": ("boundary", "ge"),
+               "topk-first-renormalized": ("topp_scope", "after_topk"),
+               "reversed-ties": ("topk_ties", "by_id_desc"),
+               "topk-keeps-ties": ("topk_ties", "keep_all"),
+               "temperature-after-filters": ("temperature_at", "after"),
+               "topk-zero-is-off": ("top_k_zero", "off"),
+               "raw-logprobs": ("logprobs", "scaled"),
+               "mtp-offset-forgotten": ("draw", "hash")}
+
+
+def fingerprint(sieve, impl):
+    out = subprocess.run([sieve, "fingerprint", "--impl", impl], capture_output=True, text=True)
+    choices = {}
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and not line.startswith(("sieve", "profiles")):
+            choices[parts[0]] = parts[1]
+    matches = out.stdout.split("choice:")[-1].split()
+    return choices, matches
+
+
+def profile_axes(sieve):
+    """Each profile's choice on each axis, as `sieve profiles` lists them."""
+    axes, name = {}, None
+    for line in subprocess.run([sieve, "profiles"], capture_output=True, text=True).stdout.splitlines():
+        if not line.startswith(" "):
+            name = line.split()[0]
+            axes[name] = {}
+        else:
+            axis, value = line.split()[:2]
+            axes[name][axis] = value
+    return axes
+
+
+def fingerprints(sieve, mutants):
+    for name, want in profile_axes(sieve).items():
+        got, matches = fingerprint(sieve, f"exec:{sieve} serve --profile {name}")
+        wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v}
+        check(f"fingerprint names every axis of profile {name} (through exec:)",
+              not wrong and name in matches, f"got/wanted {wrong}, matches {matches}")
+    for name, (axis, value) in MUTANT_AXES.items():
+        got, _ = fingerprint(sieve, f"lib:{mutants}/lib{name}.so")
+        check(f"fingerprint finds {axis} = {value} in mutant {name}", got.get(axis) == value,
+              f"got {got.get(axis)}")
+    out = subprocess.run([sieve, "diff", "profile:deepinfer", "profile:vllm", "--suite",
+                          "ordering"], capture_output=True, text=True)
+    check("sieve diff deepinfer vllm shows the (0.5, 0.3, 0.2) order example under topp_scope",
+          out.returncode == 1 and "seed-examples/000-order-example-keeps-2: kept {0,1} | kept {0}"
+          in out.stdout.split("boundary (")[0], out.stdout[:300])
+    same = subprocess.run([sieve, "diff", "profile:deepinfer", f"exec:{sieve} serve", "--suite",
+                           "ordering"], capture_output=True, text=True)
+    check("sieve diff of the oracle with itself finds nothing", same.returncode == 0,
+          same.stdout[:200])
+
+
 def usage_errors(sieve):
     for args in (["--impl", "nonsense"], ["--impl", "profile:nope"], ["--suite", "x"],
                  ["--impl", "profile:deepinfer", "--shard", "4/3"],
@@ -170,6 +225,7 @@ def main():
     renderings(sieve, mutants)
     shards(sieve)
     expectations(sieve, mutants)
+    fingerprints(sieve, mutants)
     usage_errors(sieve)
     failed = RESULTS.count(False)
     print(f"harness: {len(RESULTS) - failed} passed, {failed} failed")

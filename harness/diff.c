@@ -1,0 +1,252 @@
+/*
+ * `sieve diff A B [--suite NAME]... [--format text|markdown]`: the cases on
+ * which two implementations answer differently, keyed by stable case id and
+ * grouped by the axis of oracle/ENGINES.md they exercise, with both answers.
+ * The cases are the fixtures and the fingerprint probes (one per axis).
+ * Numbers agree within 1e-9 + 1e-9 relative; messages, error codes and the
+ * oracle's extra answers (margins, u) are not compared.
+ */
+#define _GNU_SOURCE
+#include "diff.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fingerprint.h"
+#include "fixture.h"
+#include "impl.h"
+#include "jbuf.h"
+#include "proc.h"
+#include "suites.h"
+
+typedef struct difference {
+  char id[192];
+  const char *axis;
+  char a[160], b[160];
+} difference;
+
+static const struct {
+  const char *prefix, *axis;
+} axes_of_cases[] = {
+    {"ordering/top-p-on-full-distribution", "topp_scope"},
+    {"seed-examples/000-order-example", "topp_scope"},
+    {"ordering/strict-boundary", "boundary"},
+    {"seed-examples/004-top-p-0.7-on-0.4", "boundary"},
+    {"ordering/top-k-tie", "topk_ties"},
+    {"ties/", "topk_ties"},
+    {"ordering/temperature-before-top-p", "temperature_at"},
+    {"validation/top-k-zero", "top_k_zero"},
+    {"validation/", "t0"},
+    {"seed-examples/000-t0", "t0"},
+    {"temperature/", "t0"},
+    {"logprobs/", "logprobs"},
+    {"seed-examples/000-floor-drawn", "logprobs"},
+    {"sample/", "draw"},
+    {"draw/", "draw"},
+    {"hash/", "draw"},
+};
+
+static const char *axis_of(const char *id) {
+  for (size_t i = 0; i < sizeof axes_of_cases / sizeof axes_of_cases[0]; i++)
+    if (strncmp(id, axes_of_cases[i].prefix, strlen(axes_of_cases[i].prefix)) == 0)
+      return axes_of_cases[i].axis;
+  return "other";
+}
+
+static int ignored(const char *key) {
+  static const char *const keys[] = {"message", "code", "kept", "kept_mass", "topp_margin",
+                                     "cut_gap", "u", "draw_margin", "margins", "name",
+                                     "version", "profile", NULL};
+  for (int i = 0; key && keys[i]; i++)
+    if (strcmp(key, keys[i]) == 0)
+      return 1;
+  return 0;
+}
+
+static int same(const cJSON *a, const cJSON *b) {
+  if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
+    double x = a->valuedouble, y = b->valuedouble;
+    return fabs(x - y) <= 1e-9 + 1e-9 * fabs(y);
+  }
+  if ((a->type & 0xFF) != (b->type & 0xFF))
+    return 0;
+  if (cJSON_IsString(a))
+    return strcmp(a->valuestring, b->valuestring) == 0;
+  if (cJSON_IsArray(a) || cJSON_IsObject(a)) {
+    if (cJSON_IsArray(a) && cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
+      return 0;
+    const cJSON *y = b->child;
+    for (const cJSON *x = a->child; x; x = x->next, y = y ? y->next : NULL) {
+      if (cJSON_IsObject(a)) {
+        if (ignored(x->string))
+          continue;
+        y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+      }
+      if (!y || !same(x, y))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+/* A short account of an answer: kept ids, token, error, parameters or the first value. */
+static void summary(const cJSON *answer, char *out, size_t len) {
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
+  const cJSON *error = cJSON_GetObjectItemCaseSensitive(row ? row : answer, "error");
+  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
+  const cJSON *token = cJSON_GetObjectItemCaseSensitive(row, "token");
+  if (!answer) {
+    snprintf(out, len, "no answer");
+  } else if (error) {
+    snprintf(out, len, "error %s/%s", sieve_case_str(error, "kind"), sieve_case_str(error, "field"));
+  } else if (cJSON_IsArray(lp)) {
+    size_t at = (size_t)snprintf(out, len, "kept {");
+    int i = 0, n = 0;
+    for (const cJSON *x = lp->child; x && at < len; x = x->next, i++)
+      if (!cJSON_IsNull(x) && n++ < 12)
+        at += (size_t)snprintf(out + at, len - at, "%s%d", n > 1 ? "," : "", i);
+    if (at < len)
+      snprintf(out + at, len - at, "%s}", n > 12 ? ",..." : "");
+  } else if (cJSON_IsNumber(token)) {
+    const cJSON *logprob = cJSON_GetObjectItemCaseSensitive(row, "logprob");
+    snprintf(out, len, "token %d, logprob %.6g", token->valueint,
+             cJSON_IsNumber(logprob) ? logprob->valuedouble : NAN);
+  } else {
+    jbuf b = {0};
+    jbuf_json(&b, answer);
+    snprintf(out, len, "%.150s", b.data ? b.data : "");
+    jbuf_free(&b);
+  }
+}
+
+static cJSON *ask(proc *p, const char *request, size_t len) {
+  char *line = NULL;
+  if (proc_exchange(p, request, len, &line) != PROC_OK)
+    return NULL;
+  return cJSON_Parse(line);
+}
+
+typedef struct differ {
+  proc a, b;
+  impl_command cmd_a, cmd_b;
+  difference *found;
+  size_t n, cap, compared;
+} differ;
+
+static void compare(differ *d, const char *id, const char *axis, const char *request,
+                    size_t len) {
+  cJSON *x = ask(&d->a, request, len), *y = ask(&d->b, request, len);
+  d->compared++;
+  if (!(x && y && same(x, y)) && !(!x && !y)) {
+    if (d->n == d->cap) {
+      d->cap = d->cap ? d->cap * 2 : 64;
+      d->found = realloc(d->found, d->cap * sizeof *d->found);
+    }
+    difference *f = &d->found[d->n++];
+    snprintf(f->id, sizeof f->id, "%s", id);
+    f->axis = axis;
+    summary(x, f->a, sizeof f->a);
+    summary(y, f->b, sizeof f->b);
+  }
+  cJSON_Delete(x);
+  cJSON_Delete(y);
+}
+
+static int wanted(const char **suites, const cJSON *c) {
+  if (!suites[0])
+    return 1;
+  for (const char **s = suites; *s; s++)
+    if (strcmp(*s, suite_of_case(c)) == 0)
+      return 1;
+  return 0;
+}
+
+static void compare_fixtures(differ *d, const sieve_fixtures *fx, const char **suites) {
+  for (const cJSON *c = fx->cases->child; c; c = c->next) {
+    char err[256];
+    size_t len;
+    if (!wanted(suites, c))
+      continue;
+    cJSON *request = sieve_case_request(c, err, sizeof err);
+    jbuf b = {0};
+    jbuf_json(&b, request);
+    len = b.len;
+    if (b.data)
+      compare(d, sieve_case_str(c, "id"), axis_of(sieve_case_str(c, "id")), b.data, len);
+    jbuf_free(&b);
+    cJSON_Delete(request);
+  }
+}
+
+static void print(const differ *d, const char *a, const char *b, int markdown) {
+  static const char *const order[] = {"topp_scope", "boundary",   "topk_ties", "temperature_at",
+                                      "t0",         "top_k_zero", "logprobs",  "draw",
+                                      "other",      NULL};
+  if (markdown)
+    printf("## sieve diff\n\n`%s` and `%s` differ on %zu of %zu cases.\n", a, b, d->n,
+           d->compared);
+  else
+    printf("sieve diff: %s and %s differ on %zu of %zu cases\n", a, b, d->n, d->compared);
+  for (int k = 0; order[k]; k++) {
+    size_t n = 0;
+    for (size_t i = 0; i < d->n; i++)
+      n += strcmp(d->found[i].axis, order[k]) == 0;
+    if (!n)
+      continue;
+    if (markdown)
+      printf("\n### %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", order[k], n, a, b);
+    else
+      printf("\n%s (%zu cases)\n", order[k], n);
+    for (size_t i = 0; i < d->n; i++)
+      if (strcmp(d->found[i].axis, order[k]) == 0)
+        printf(markdown ? "| `%s` | %s | %s |\n" : "  %s: %s | %s\n", d->found[i].id,
+               d->found[i].a, d->found[i].b);
+  }
+}
+
+int sieve_diff_main(int argc, char **argv) {
+  static differ d;
+  const char *suites[32] = {NULL}, *format = "text", *names[2] = {NULL, NULL};
+  char err[256], path[PATH_MAX + 64];
+  size_t n_suites = 0, n_names = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--suite") && i + 1 < argc && n_suites < 31)
+      suites[n_suites++] = argv[++i];
+    else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+      format = argv[++i];
+    else if (n_names < 2 && argv[i][0] != '-')
+      names[n_names++] = argv[i];
+    else
+      n_names = 3;
+  }
+  if (n_names != 2 || (strcmp(format, "text") && strcmp(format, "markdown"))) {
+    fprintf(stderr, "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... "
+                    "[--format text|markdown]\n");
+    return 2;
+  }
+  sieve_fixtures fx;
+  if (impl_command_parse(&d.cmd_a, names[0], err, sizeof err) != 0 ||
+      impl_command_parse(&d.cmd_b, names[1], err, sizeof err) != 0 ||
+      sieve_fixtures_load(sieve_default_fixtures(path, sizeof path), &fx, err, sizeof err) != 0) {
+    fprintf(stderr, "sieve diff: %s\n", err);
+    return 2;
+  }
+  proc_start(&d.a, d.cmd_a.argv, 30000);
+  proc_start(&d.b, d.cmd_b.argv, 30000);
+  for (size_t i = 0; fingerprint_requests[i].axis; i++) {
+    char id[64];
+    snprintf(id, sizeof id, "probe/%s", fingerprint_requests[i].axis);
+    compare(&d, id, fingerprint_requests[i].axis, fingerprint_requests[i].request,
+            strlen(fingerprint_requests[i].request));
+  }
+  compare_fixtures(&d, &fx, suites);
+  print(&d, names[0], names[1], strcmp(format, "markdown") == 0);
+  proc_stop(&d.a, NULL, 0);
+  proc_stop(&d.b, NULL, 0);
+  sieve_fixtures_free(&fx);
+  free(d.found);
+  return d.n ? 1 : 0;
+}
