@@ -12,6 +12,7 @@
 
 #include "../oracle/sieve.h"
 #include "diff.h"
+#include "explain.h"
 #include "fingerprint.h"
 #include "profiles.h"
 #include "run.h"
@@ -24,6 +25,8 @@ static const char usage[] =
     "                                                      fixtures (sieve run --help)\n"
     "       sieve fingerprint --impl IMPL                  the choice it makes on each axis\n"
     "       sieve diff IMPL_A IMPL_B [--format markdown]   where two implementations differ\n"
+    "       sieve explain CASE_ID | --logits X,Y,... [--profile NAME] [--svg FILE]\n"
+    "                                                      the steps of the rule on one row\n"
     "       sieve profiles                                 the engine profiles and their axes\n"
     "       sieve --version\n"
     "       sieve --help\n"
@@ -97,6 +100,8 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (strcmp(argv[1], "explain") == 0)
+    return sieve_explain_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "diff") == 0)
     return sieve_diff_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "fingerprint") == 0)

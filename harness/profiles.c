@@ -75,6 +75,17 @@ const engine_profile profiles[] = {
       SEEN("vllm/v1/sample/sampler.py docstring step 1; TopKTopPSampler default logprobs_mode "
            "raw_logprobs"),
       SEEN("topk_topp_sampler.py random_sample (torch generators)")}},
+    {"sglang", "SGLang's PyTorch sampler (sgl-project/sglang)",
+     {SIEVE_TOPP_FULL, SIEVE_BOUNDARY_GT, SIEVE_TIES_BY_ID, SIEVE_TEMP_BEFORE, SIEVE_T0_TOPK1,
+      SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
+     {SEEN("python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch: "
+           "cumsum of the full sorted probabilities"),
+      SEEN("same: (probs_sum - probs_sort) > top_p removed"),
+      UNCONFIRMED("same: rank >= k removed after torch.sort, whose tie order is not stable"),
+      UNCONFIRMED("temperature division before the softmax; not read in this file"),
+      UNCONFIRMED("SamplingParams.normalize as seed 004:54-56 describes; not read"),
+      UNCONFIRMED("not read"), UNCONFIRMED("not read"),
+      SEEN("same: torch.multinomial")}},
     {"hf-transformers", "Hugging Face transformers generate() warpers",
      {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GE, SIEVE_TIES_KEEP_ALL, SIEVE_TEMP_BEFORE,
       SIEVE_T0_ARGMAX, SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},

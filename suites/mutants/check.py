@@ -208,6 +208,33 @@ def fingerprints(sieve, mutants):
           same.stdout[:200])
 
 
+def explain(sieve):
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = Path(tmp) / "x.svg"
+        out = subprocess.run([sieve, "explain", "seed-examples/000-panel2-top-p-0.8-top-k-2-keeps-mat-floor",
+                              "--profile", "vllm", "--svg", str(svg)], capture_output=True,
+                             text=True)
+        try:
+            bars = ET.parse(svg).getroot().findall("{http://www.w3.org/2000/svg}rect")
+        except (ET.ParseError, FileNotFoundError):
+            bars = []
+        check("sieve explain shows the panel 2 cut for both rules and writes an SVG",
+              out.returncode == 0 and "deepinfer: keeps 2 tokens with full-softmax mass 0.6991"
+              in out.stdout and "vllm: keeps 2 tokens" in out.stdout and len(bars) == 12,
+              out.stdout[-300:] + out.stderr)
+
+
+def engines_md_current(sieve):
+    root = HERE.parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ENGINES.md"
+        subprocess.run([sys.executable, str(root / "harness" / "engines_matrix.py"), sieve,
+                        str(out)], capture_output=True, check=True)
+        same = out.read_text() == (root / "oracle" / "ENGINES.md").read_text()
+    check("oracle/ENGINES.md is what make engines-matrix writes", same,
+          "run make engines-matrix and commit the result")
+
+
 def usage_errors(sieve):
     for args in (["--impl", "nonsense"], ["--impl", "profile:nope"], ["--suite", "x"],
                  ["--impl", "profile:deepinfer", "--shard", "4/3"],
@@ -226,6 +253,8 @@ def main():
     shards(sieve)
     expectations(sieve, mutants)
     fingerprints(sieve, mutants)
+    explain(sieve)
+    engines_md_current(sieve)
     usage_errors(sieve)
     failed = RESULTS.count(False)
     print(f"harness: {len(RESULTS) - failed} passed, {failed} failed")

@@ -1,0 +1,306 @@
+/*
+ * `sieve explain`: the steps of the rule on one row, as the figure panels of
+ * seed 000 show them (000:21-23, 000:57): tokens sorted by probability, the
+ * mass before each, where top-p and top-k cut, the kept distribution, and
+ * the draw (u and the cdf). With --profile, another engine's rule on the same
+ * row in a column beside it; with --svg FILE, the same as a picture.
+ *
+ *   sieve explain CASE_ID [--profile NAME] [--svg FILE]
+ *   sieve explain --logits 2,1.5,1 [--temperature T] [--top-p P] [--top-k K]
+ *                 [--seed S --position N] [--profile NAME] [--svg FILE]
+ */
+#define _GNU_SOURCE
+#include "explain.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "impl.h"
+#include "profiles.h"
+
+#define SHOWN 24 /* rows of the table; larger vocabularies show their best tokens */
+
+typedef struct row_input {
+  float *logits;
+  size_t vocab;
+  sieve_params params;
+  sieve_draw_key key;
+  int has_key;
+} row_input;
+
+typedef struct explained {
+  const char *name;
+  const sieve_rule *rule;
+  double *full;      /* p over the whole row at the row's temperature */
+  double *processed; /* processed logprobs */
+  sieve_filter_info info;
+  sieve_sample_result drawn;
+  int rc, drew;
+} explained;
+
+typedef struct ranked_token {
+  double p;
+  size_t id;
+} ranked_token;
+
+static int by_p(const void *a, const void *b) {
+  const ranked_token *x = a, *y = b;
+  if (x->p != y->p)
+    return x->p > y->p ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+static void run_rule(const row_input *in, explained *e) {
+  sieve_params all = {in->params.temperature, 1.0, -1};
+  e->full = calloc(in->vocab, sizeof *e->full);
+  e->processed = calloc(in->vocab, sizeof *e->processed);
+  e->rc = !e->full || !e->processed ? SIEVE_ENOMEM
+          : sieve_filter_rule(e->rule, in->logits, in->vocab, &in->params, NULL, e->processed,
+                              &e->info);
+  if (e->rc == 0 && sieve_filter_rule(NULL, in->logits, in->vocab, &all, NULL, e->full, NULL))
+    memset(e->full, 0, in->vocab * sizeof *e->full);
+  for (size_t i = 0; e->rc == 0 && i < in->vocab; i++)
+    e->full[i] = exp(e->full[i]);
+  e->drew = e->rc == 0 && in->has_key &&
+            sieve_sample_rule(e->rule, in->logits, in->vocab, &in->params, NULL, &in->key, 0,
+                              NULL, &e->drawn) == 0;
+}
+
+static void bar(FILE *out, double p) {
+  int n = (int)lround(p * 30);
+  for (int i = 0; i < 30; i++)
+    fputc(i < n ? '#' : ' ', out);
+}
+
+static void print_table(FILE *out, const row_input *in, const explained *e, size_t n_rules) {
+  ranked_token *order = malloc(in->vocab * sizeof *order);
+  if (!order)
+    return;
+  for (size_t i = 0; i < in->vocab; i++)
+    order[i] = (ranked_token){e[0].full[i], i};
+  qsort(order, in->vocab, sizeof *order, by_p);
+  fprintf(out, "\n%4s %7s %10s %9s %11s  %-30s", "rank", "token", "logit", "p", "mass before",
+          "p (full softmax, T applied)");
+  for (size_t r = 0; r < n_rules; r++)
+    fprintf(out, " %12.12s", e[r].name);
+  fputc('\n', out);
+  double mass = 0;
+  for (size_t k = 0; k < in->vocab && k < SHOWN; k++) {
+    size_t id = order[k].id;
+    fprintf(out, "%4zu %7zu %10.4g %9.4f %11.4f  ", k, id, (double)in->logits[id], order[k].p,
+            mass);
+    bar(out, order[k].p);
+    for (size_t r = 0; r < n_rules; r++) {
+      double lp = e[r].processed[id];
+      if (isinf(lp))
+        fprintf(out, " %12s", "removed");
+      else
+        fprintf(out, " %12.4f", exp(lp));
+    }
+    fputc('\n', out);
+    mass += order[k].p;
+  }
+  if (in->vocab > SHOWN)
+    fprintf(out, "  ... %zu more tokens\n", in->vocab - SHOWN);
+  free(order);
+}
+
+static void print_rule(FILE *out, const row_input *in, const explained *e) {
+  fprintf(out, "\n%s: ", e->name);
+  if (e->rc != 0) {
+    fprintf(out, "%s (%s)\n", sieve_err_name(e->rc), sieve_strerror(e->rc));
+    return;
+  }
+  fprintf(out, "keeps %zu token%s with full-softmax mass %.4f", e->info.kept,
+          e->info.kept == 1 ? "" : "s", e->info.kept_mass);
+  if (!isinf(e->info.topp_margin))
+    fprintf(out, "; the closest top-p decision is %.3g from top_p", e->info.topp_margin);
+  if (!isinf(e->info.cut_gap))
+    fprintf(out, "; the cut separates probabilities %.3g apart%s", e->info.cut_gap,
+            e->info.cut_gap == 0 ? " (a tie, decided by token id)" : "");
+  fputc('\n', out);
+  if (e->drew)
+    fprintf(out, "  draw: u = %.6f; the cdf over the kept tokens in token order first "
+                 "exceeds u x total at token %lld (logprob %.4f)\n",
+            e->drawn.u, (long long)e->drawn.token, e->drawn.logprob);
+  (void)in;
+}
+
+/* A bar chart: full-softmax p per ranked token, kept bars dark, removed light. */
+static int write_svg(const char *path, const row_input *in, const explained *e, size_t n_rules) {
+  char tmp[PATH_MAX + 16];
+  snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f)
+    return -1;
+  size_t n = in->vocab < SHOWN ? in->vocab : SHOWN;
+  ranked_token *order = malloc(in->vocab * sizeof *order);
+  for (size_t i = 0; order && i < in->vocab; i++)
+    order[i] = (ranked_token){e[0].full[i], i};
+  if (order)
+    qsort(order, in->vocab, sizeof *order, by_p);
+  int w = 60 + 40 * (int)n, h = 60 + 160 * (int)n_rules;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+             "font-family=\"sans-serif\" font-size=\"11\">\n",
+          w, h);
+  for (size_t r = 0; order && r < n_rules; r++) {
+    int base = 150 + 160 * (int)r;
+    fprintf(f, "<text x=\"10\" y=\"%d\">%s: kept %zu</text>\n", base - 125, e[r].name,
+            e[r].info.kept);
+    for (size_t k = 0; k < n; k++) {
+      size_t id = order[k].id;
+      int kept = !isinf(e[r].processed[id]), height = (int)lround(order[k].p * 110);
+      fprintf(f, "<rect x=\"%zu\" y=\"%d\" width=\"30\" height=\"%d\" fill=\"%s\"/>\n",
+              40 + 40 * k, base - height, height, kept ? "#2b6cb0" : "#cbd5e0");
+      fprintf(f, "<text x=\"%zu\" y=\"%d\">%zu</text>\n", 45 + 40 * k, base + 14, id);
+    }
+  }
+  fputs("</svg>\n", f);
+  free(order);
+  int ok = fclose(f) == 0 && rename(tmp, path) == 0;
+  if (!ok)
+    unlink(tmp);
+  return ok ? 0 : -1;
+}
+
+/* The first row of a fixture case: logits (recipes expanded), params, seed and position. */
+static int from_case(const char *id, row_input *in, char *err, size_t len) {
+  char path[PATH_MAX + 64];
+  sieve_fixtures fx;
+  if (sieve_fixtures_load(sieve_default_fixtures(path, sizeof path), &fx, err, len) != 0)
+    return -1;
+  const cJSON *c = fx.cases->child;
+  while (c && strcmp(sieve_case_str(c, "id"), id) != 0)
+    c = c->next;
+  cJSON *request = c ? sieve_case_request(c, err, len) : NULL;
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(request, "rows"), 0);
+  const cJSON *logits = cJSON_GetObjectItemCaseSensitive(row, "logits");
+  int rc = -1;
+  if (!c)
+    snprintf(err, len, "no fixture case %s", id);
+  else if (!cJSON_IsArray(logits))
+    snprintf(err, len, "case %s has no logits to explain", id);
+  else
+    rc = 0;
+  in->vocab = rc == 0 ? (size_t)cJSON_GetArraySize(logits) : 0;
+  in->logits = calloc(in->vocab ? in->vocab : 1, sizeof *in->logits);
+  size_t i = 0;
+  for (const cJSON *x = rc == 0 ? logits->child : NULL; x; x = x->next, i++)
+    in->logits[i] = cJSON_IsNumber(x) ? (float)x->valuedouble : -INFINITY;
+  const cJSON *params = cJSON_GetObjectItemCaseSensitive(row, "params");
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "temperature");
+  const cJSON *p = cJSON_GetObjectItemCaseSensitive(params, "top_p");
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(params, "top_k");
+  in->params = (sieve_params){cJSON_IsNumber(t) ? t->valuedouble : 1.0,
+                              cJSON_IsNumber(p) ? p->valuedouble : 1.0,
+                              cJSON_IsNumber(k) ? (int64_t)k->valuedouble : -1};
+  const cJSON *seed = cJSON_GetObjectItemCaseSensitive(row, "seed");
+  const cJSON *position = cJSON_GetObjectItemCaseSensitive(row, "position");
+  in->has_key = cJSON_IsString(seed) && cJSON_IsNumber(position);
+  if (in->has_key)
+    in->key = (sieve_draw_key){strtoull(seed->valuestring, NULL, 10),
+                               (uint64_t)position->valuedouble, 0, 0};
+  cJSON_Delete(request);
+  sieve_fixtures_free(&fx);
+  return rc;
+}
+
+static int parse_logits(const char *text, row_input *in) {
+  size_t cap = 16;
+  in->logits = malloc(cap * sizeof *in->logits);
+  for (const char *p = text; in->logits && *p;) {
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p)
+      return -1;
+    if (in->vocab == cap)
+      in->logits = realloc(in->logits, (cap *= 2) * sizeof *in->logits);
+    in->logits[in->vocab++] = (float)x;
+    p = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',')
+      return -1;
+  }
+  return in->vocab ? 0 : -1;
+}
+
+static int explain_usage(const char *why) {
+  fprintf(stderr, "sieve explain: %s\nusage: sieve explain CASE_ID [--profile NAME] [--svg FILE]\n"
+                  "       sieve explain --logits X,Y,... [--temperature T] [--top-p P] "
+                  "[--top-k K] [--seed S --position N] [--profile NAME] [--svg FILE]\n",
+          why);
+  return 2;
+}
+
+int sieve_explain_main(int argc, char **argv) {
+  row_input in = {.params = SIEVE_PARAMS_DEFAULT};
+  const char *svg = NULL, *other = NULL, *case_id = NULL, *seed = NULL, *position = NULL;
+  int rc = 0;
+  for (int i = 0; i < argc && rc == 0; i++) {
+    const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (flag[0] != '-' && !case_id) {
+      case_id = flag;
+      continue;
+    }
+    if (!value)
+      return explain_usage("an option lacks its value");
+    i++;
+    if (!strcmp(flag, "--logits"))
+      rc = parse_logits(value, &in);
+    else if (!strcmp(flag, "--temperature"))
+      in.params.temperature = strtod(value, NULL);
+    else if (!strcmp(flag, "--top-p"))
+      in.params.top_p = strtod(value, NULL);
+    else if (!strcmp(flag, "--top-k"))
+      in.params.top_k = strtoll(value, NULL, 10);
+    else if (!strcmp(flag, "--seed"))
+      seed = value;
+    else if (!strcmp(flag, "--position"))
+      position = value;
+    else if (!strcmp(flag, "--profile"))
+      other = value;
+    else if (!strcmp(flag, "--svg"))
+      svg = value;
+    else
+      return explain_usage("unknown option");
+  }
+  char err[256];
+  if (rc != 0)
+    return explain_usage("--logits must be numbers separated by commas");
+  if (case_id && from_case(case_id, &in, err, sizeof err) != 0)
+    return explain_usage(err);
+  if (!in.vocab)
+    return explain_usage("give a case id or --logits");
+  if (seed && position) {
+    in.key = (sieve_draw_key){strtoull(seed, NULL, 10), strtoull(position, NULL, 10), 0, 0};
+    in.has_key = 1;
+  }
+  const engine_profile *profile = other ? profile_find(other) : NULL;
+  if (other && !profile)
+    return explain_usage("unknown profile (sieve profiles lists them)");
+  explained e[2] = {{.name = "deepinfer", .rule = &profiles[0].rule}};
+  size_t n_rules = profile ? 2 : 1;
+  if (profile)
+    e[1] = (explained){.name = profile->name, .rule = &profile->rule};
+  for (size_t r = 0; r < n_rules; r++)
+    run_rule(&in, &e[r]);
+  printf("sieve explain: %s%zu logits, T %g, top_p %g, top_k %lld\n", case_id ? "" : "a row of ",
+         in.vocab, in.params.temperature, in.params.top_p, (long long)in.params.top_k);
+  if (e[0].rc == 0)
+    print_table(stdout, &in, e, n_rules);
+  for (size_t r = 0; r < n_rules; r++)
+    print_rule(stdout, &in, &e[r]);
+  if (svg && e[0].rc == 0 && write_svg(svg, &in, e, n_rules) != 0)
+    fprintf(stderr, "sieve explain: cannot write %s\n", svg);
+  for (size_t r = 0; r < n_rules; r++) {
+    free(e[r].full);
+    free(e[r].processed);
+  }
+  free(in.logits);
+  return 0;
+}
