@@ -133,11 +133,20 @@ static int probe_t0(prober *pr) {
   double p = number_at(v, "params", "top_p");
   cJSON_Delete(v);
   snprintf(pr->note[4], sizeof pr->note[4], "validate gives T %g, top_p %g, top_k %g", t, p, k);
-  if (fabs(t - 1e-5) < 1e-12 && k == -1 && p == 1)
-    return SIEVE_T0_CLAMP;
-  if (t == 0 && k == 1)
-    return SIEVE_T0_ARGMAX;
-  return t == 1 && k == 1 ? SIEVE_T0_TOPK1 : INCONSISTENT;
+  int choice = fabs(t - 1e-5) < 1e-12 && k == -1 && p == 1 ? SIEVE_T0_CLAMP
+               : t == 0 && k == 1                         ? SIEVE_T0_ARGMAX
+               : t == 1 && k == 1                         ? SIEVE_T0_TOPK1
+                                                          : INCONSISTENT;
+  /* The filter must agree: equal maxima at T = 0 share under the clamp, not under argmax. */
+  long kept = kept_of(pr, "{\"op\":\"filter\",\"rows\":[{\"logits\":[2,2,1],"
+                          "\"params\":{\"temperature\":0}}]}");
+  if ((choice == SIEVE_T0_CLAMP && kept >= 0 && kept != 0x7) ||
+      (choice == SIEVE_T0_ARGMAX && kept >= 0 && kept != 0x1)) {
+    snprintf(pr->note[4], sizeof pr->note[4],
+             "validate gives T %g, top_k %g but the filter keeps set 0x%lx at T = 0", t, k, kept);
+    return INCONSISTENT;
+  }
+  return choice;
 }
 
 static int probe_top_k_zero(prober *pr) {
@@ -149,13 +158,14 @@ static int probe_top_k_zero(prober *pr) {
   return v ? SIEVE_K0_OFF : SIEVE_K0_ERROR;
 }
 
-/* The drawn token and its logprob for the mat row at T = 0.5, top_k 2. */
-static int sampled(prober *pr, uint64_t seed, int position, int64_t *token, double *logprob) {
+/* The drawn token and its logprob for a row at T = 0.5, top_k 2. */
+static int sampled(prober *pr, const char *logits, uint64_t seed, int position, int64_t *token,
+                   double *logprob) {
   char request[320];
   snprintf(request, sizeof request,
-           "{\"op\":\"sample\",\"rows\":[{\"logits\":" MAT_ROW ",\"params\":{\"temperature\":0.5,"
+           "{\"op\":\"sample\",\"rows\":[{\"logits\":%s,\"params\":{\"temperature\":0.5,"
            "\"top_k\":2},\"seed\":\"%llu\",\"position\":%d}]}",
-           (unsigned long long)seed, position);
+           logits, (unsigned long long)seed, position);
   cJSON *answer = offers(pr, "sample") ? ask(pr, request) : NULL;
   const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(row, "token");
@@ -174,7 +184,7 @@ static const float mat_row[6] = {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f};
 static int probe_logprobs(prober *pr) {
   int64_t token;
   double got, lp[3][6];
-  if (sampled(pr, 42, 7, &token, &got) != 0 || token < 0 || token > 5)
+  if (sampled(pr, MAT_ROW, 42, 7, &token, &got) != 0 || token < 0 || token > 5)
     return UNDETERMINED;
   const sieve_params params[3] = {{0.5, 1.0, 2}, {0.5, 1.0, -1}, {1.0, 1.0, -1}};
   for (int v = 0; v < 3; v++)
@@ -186,6 +196,9 @@ static int probe_logprobs(prober *pr) {
   return INCONSISTENT;
 }
 
+/* Token 1 is the most probable, so the cdf in token order is not the cdf in probability order. */
+static const float draw_row[6] = {1.5f, 2.0f, 1.0f, 0.3f, -0.2f, -1.5f};
+
 static int probe_draw(prober *pr) {
   int same = 0, n = 0;
   const sieve_params params = {0.5, 1.0, 2};
@@ -194,9 +207,9 @@ static int probe_draw(prober *pr) {
     double lp;
     sieve_draw_key key = {1000 + (uint64_t)position, (uint64_t)position, 0, 0};
     sieve_sample_result r;
-    if (sampled(pr, key.seed, position, &token, &lp) != 0)
+    if (sampled(pr, "[1.5,2,1,0.3,-0.2,-1.5]", key.seed, position, &token, &lp) != 0)
       return UNDETERMINED;
-    sieve_sample(mat_row, 6, &params, NULL, &key, 0, NULL, &r);
+    sieve_sample(draw_row, 6, &params, NULL, &key, 0, NULL, &r);
     want = r.token;
     same += token == want;
     n++;

@@ -160,7 +160,10 @@ MUTANT_AXES = {"ge-boundary": ("boundary", "ge"),
                "temperature-after-filters": ("temperature_at", "after"),
                "topk-zero-is-off": ("top_k_zero", "off"),
                "raw-logprobs": ("logprobs", "scaled"),
-               "mtp-offset-forgotten": ("draw", "hash")}
+               "mtp-offset-forgotten": ("draw", "hash"),
+               "mix-with-increment": ("draw", "own"),
+               "cdf-probability-order": ("draw", "own"),
+               "t0-argmax": ("t0", "inconsistent")}
 
 
 def fingerprint(sieve, impl):
