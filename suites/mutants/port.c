@@ -68,6 +68,16 @@ static int by_value(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Values with their ids, largest first, ties by id; NULL when out of memory. */
+static item *sorted_items(const double *x, size_t v) {
+  item *order = malloc(v * sizeof *order);
+  for (size_t i = 0; order && i < v; i++)
+    order[i] = (item){x[i], (int64_t)i};
+  if (order)
+    qsort(order, v, sizeof *order, by_value);
+  return order;
+}
+
 static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp) {
   if (!e)
     return 0;
@@ -269,12 +279,9 @@ static int pick(const double *probs, size_t v, double u, int64_t *token) {
     return SIEVE_EZEROMASS;
   double cdf = 0, target = u * total;
 #ifdef MUTANT_CDF_PROBABILITY_ORDER
-  item *order = malloc(v * sizeof *order);
+  item *order = sorted_items(probs, v);
   if (!order)
     return SIEVE_ENOMEM;
-  for (size_t i = 0; i < v; i++)
-    order[i] = (item){probs[i], (int64_t)i};
-  qsort(order, v, sizeof *order, by_value);
   for (size_t r = 0; r < v; r++)
     if ((cdf += order[r].p) > target) {
       *token = order[r].id;
@@ -306,12 +313,9 @@ static int draw(const double *probs, size_t v, const sieve_draw_key *key, int64_
 }
 
 static int top_entries(const double *lp, size_t v, size_t n, sieve_top_entry *top) {
-  item *order = malloc(v * sizeof *order);
+  item *order = sorted_items(lp, v);
   if (!order)
     return SIEVE_ENOMEM;
-  for (size_t i = 0; i < v; i++)
-    order[i] = (item){lp[i], (int64_t)i};
-  qsort(order, v, sizeof *order, by_value);
   for (size_t r = 0; r < n; r++)
     top[r] = (sieve_top_entry){order[r].id, order[r].p};
   free(order);
