@@ -71,9 +71,6 @@ def render(sieve):
             mark = "*unconfirmed*: " if source.startswith("unconfirmed:") else ""
             source = source.removeprefix("unconfirmed: ")
             lines.append(f"| `{axis}` | {value} | {mark}{source} |")
-    lines += ["", "## Not yet profiled", "",
-              "TensorRT-LLM, MLX-LM and Ollama: their sampler sources were not read yet, so "
-              "they have no profile; none is guessed."]
     names = [p["name"] for p in profs]
     lines += ["", "## Matrix", "",
               "Ordering cases (the `ordering` suite and the fingerprint probes) on which two "
