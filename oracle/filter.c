@@ -50,7 +50,7 @@ int sieve__check_logits(const float *logits, size_t vocab) {
   return 0;
 }
 
-static int scale(float *row, size_t vocab, double temperature, double *max) {
+int sieve__scale(float *row, size_t vocab, double temperature, double *max) {
   const float inv_t = (float)(1.0 / temperature);
   int any_finite = 0;
   *max = -INFINITY;
@@ -139,20 +139,18 @@ static void log_softmax_kept(const filter_work *w, size_t vocab, size_t kept, do
       logprobs[i] = ((double)w->scaled[i] - w->max) - log_total;
 }
 
-static void describe(const filter_work *w, size_t kept, double topp_margin,
-                     sieve_filter_info *info) {
+static int describe(const filter_work *w, size_t kept, double topp_margin,
+                    sieve_filter_info *info) {
   info->kept = kept;
-  info->kept_mass = 0.0;
-  for (size_t r = 0; r < kept; r++)
-    info->kept_mass += w->ranked[r].key;
   info->topp_margin = topp_margin;
   info->cut_gap = kept < w->n_ranked ? w->ranked[kept - 1].key - w->ranked[kept].key : INFINITY;
+  return sieve__kept_mass(w->ranked, kept, &info->kept_mass);
 }
 
 /* Another engine may rank at T = 1 (temperature after the filters, or greedy); the kept set
  * is then scaled by T here, before its log-softmax. */
 static int rescale(filter_work *w, size_t vocab, double temperature) {
-  int rc = scale(w->scaled, vocab, temperature, &w->max);
+  int rc = sieve__scale(w->scaled, vocab, temperature, &w->max);
   for (size_t i = 0; rc == 0 && i < vocab; i++)
     w->expd[i] = exp((double)w->scaled[i] - w->max);
   return rc;
@@ -165,7 +163,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
-    rc = scale(w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
+    rc = sieve__scale(w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
   if (rc != 0)
     return rc;
   softmax_and_rank(w, vocab);
@@ -176,9 +174,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
     return rc;
   log_softmax_kept(w, vocab, kept, logprobs);
-  if (info)
-    describe(w, kept, topp_margin, info);
-  return 0;
+  return info ? describe(w, kept, topp_margin, info) : 0;
 }
 
 int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
@@ -186,10 +182,37 @@ int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
   return sieve_filter_rule(NULL, logits, vocab, params, engine, logprobs, info);
 }
 
-int sieve_filter_rule(const sieve_rule *rule, const float *logits, size_t vocab,
-                      const sieve_params *params, const sieve_engine *engine, double *logprobs,
-                      sieve_filter_info *info) {
+static int is_deepinfer(const sieve_rule *r) {
   static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  return !r || memcmp(r, &deepinfer, sizeof deepinfer) == 0;
+}
+
+/* The spec path: the steps above, with a full stable sort. */
+static int filter_spec(const sieve_rule *rule, const float *logits, size_t vocab,
+                       const sieve_params *p, const sieve_engine *engine, double *logprobs,
+                       sieve_filter_info *info) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  int rc;
+  filter_work w = {.rule = rule ? rule : &deepinfer};
+  w.scaled = malloc(vocab * sizeof *w.scaled);
+  w.expd = malloc(vocab * sizeof *w.expd);
+  w.ranked = malloc(vocab * sizeof *w.ranked);
+  rc = SIEVE_ENOMEM;
+  if (!w.scaled || !w.expd || !w.ranked)
+    goto fail;
+  rc = filter_row(&w, logits, vocab, p, engine, logprobs, info);
+fail:
+  free(w.scaled);
+  free(w.expd);
+  free(w.ranked);
+  return rc;
+}
+
+/* Checks, then the fast path (filter_fast.c) for DeepInfer's rule without force_topk, which
+ * gives the spec path's results without sorting the row; the spec path otherwise. */
+static int filter_checked(const sieve_rule *rule, int spec, const float *logits, size_t vocab,
+                          const sieve_params *params, const sieve_engine *engine,
+                          double *logprobs, sieve_filter_info *info) {
   if (!logits || !params || !logprobs)
     return SIEVE_EARG;
   sieve_params p;
@@ -198,17 +221,18 @@ int sieve_filter_rule(const sieve_rule *rule, const float *logits, size_t vocab,
     rc = sieve__check_logits(logits, vocab);
   if (rc != 0)
     return rc;
-  filter_work w = {.rule = rule ? rule : &deepinfer};
-  w.scaled = malloc(vocab * sizeof *w.scaled);
-  w.expd = malloc(vocab * sizeof *w.expd);
-  w.ranked = malloc(vocab * sizeof *w.ranked);
-  rc = SIEVE_ENOMEM;
-  if (!w.scaled || !w.expd || !w.ranked)
-    goto fail;
-  rc = filter_row(&w, logits, vocab, &p, engine, logprobs, info);
-fail:
-  free(w.scaled);
-  free(w.expd);
-  free(w.ranked);
-  return rc;
+  if (!spec && is_deepinfer(rule) && (!engine || engine->force_topk == 0))
+    return sieve__filter_fast(logits, vocab, &p, engine, logprobs, info);
+  return filter_spec(rule, logits, vocab, &p, engine, logprobs, info);
+}
+
+int sieve_filter_rule(const sieve_rule *rule, const float *logits, size_t vocab,
+                      const sieve_params *params, const sieve_engine *engine, double *logprobs,
+                      sieve_filter_info *info) {
+  return filter_checked(rule, 0, logits, vocab, params, engine, logprobs, info);
+}
+
+int sieve_filter_spec(const float *logits, size_t vocab, const sieve_params *params,
+                      const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
+  return filter_checked(NULL, 1, logits, vocab, params, engine, logprobs, info);
 }

@@ -21,6 +21,17 @@ void sieve__rank(sieve__ranked *items, size_t n);
 /* The same with ties by token id descending (an axis of other engines). */
 void sieve__rank_ties_desc(sieve__ranked *items, size_t n);
 
+/* Step 1 in place: logits times (float)(1/T); the largest result in *max (filter.c). */
+int sieve__scale(float *row, size_t vocab, double temperature, double *max);
+
+/* The full-softmax mass of the kept tokens (the first n of a rank order), summed in token
+ * order, so that both paths of the filter get the same value. */
+int sieve__kept_mass(const sieve__ranked *kept, size_t n, double *mass);
+
+/* The fast path of the filter (filter_fast.c): DeepInfer's rule on normalized parameters. */
+int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
+                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info);
+
 /* SIEVE_ERULE when an axis of the rule is out of range. */
 int sieve__check_rule(const sieve_rule *rule);
 

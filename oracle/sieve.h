@@ -158,7 +158,7 @@ typedef struct sieve_rule {
 /* What the filter decided, with the margins that say how close it was. */
 typedef struct sieve_filter_info {
   size_t kept;        /* tokens with a finite processed logprob */
-  double kept_mass;   /* full-softmax mass of the kept tokens, summed in rank order */
+  double kept_mass;   /* full-softmax mass of the kept tokens, summed in token order */
   double topp_margin; /* min over ranks of |mass before - top_p|; +inf when top-p is off */
   double cut_gap;     /* p(last kept) - p(first ranked token removed); +inf when none removed */
 } sieve_filter_info;
@@ -170,6 +170,14 @@ typedef struct sieve_filter_info {
  */
 int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
                  const sieve_engine *engine, double *logprobs, sieve_filter_info *info);
+
+/*
+ * The spec path of sieve_filter: a straight transcription of the rule with a full stable
+ * sort (filter.c). sieve_filter takes the fast path (filter_fast.c) where it applies; the two
+ * give the same kept set, margins and kept mass, and logprobs equal bit for bit.
+ */
+int sieve_filter_spec(const float *logits, size_t vocab, const sieve_params *params,
+                      const sieve_engine *engine, double *logprobs, sieve_filter_info *info);
 
 /* The same under another rule (NULL: DeepInfer's). */
 int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, sieve_params *out);
