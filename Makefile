@@ -46,9 +46,10 @@ MUTANTS := ge-boundary topk-first-renormalized reversed-ties cdf-probability-ord
   topp-inclusive-cumsum topk-zero-is-off mix-with-increment draw-ge blacklist-after-force-topk
 MUTANT_LIBS := $(BUILD)/mutants/libport-faithful.so $(patsubst %,$(BUILD)/mutants/lib%.so,$(MUTANTS))
 C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
+BENCH := $(BUILD)/sieve-bench
 PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
 
-.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix
+.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -98,6 +99,9 @@ $(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_im
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DMUTANT_$(shell echo $* | tr a-z- A-Z_) -DMUTANT_NAME='"$*"' -o $@ $< $(LDLIBS)
 
+$(BENCH): $(call obj,$(ROOT)/harness/bench/bench.c) $(HARNESS_LIB_OBJ) $(LIB_A)
+	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
+
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson -lpthread -ldl $(LDLIBS)
 
@@ -127,6 +131,11 @@ fixtures: deps
 # Regenerates into a temporary folder, fails on any byte difference, and lints fixtures/.
 check-fixtures: deps
 	$(PYTHON) $(ROOT)/generators/make_fixtures.py --check
+
+# The grid of oracle/PERFORMANCE.md: fast path, spec path, the floor and the PyTorch reference,
+# with the harness's own overhead; prints a table and writes build/bench.json.
+bench: all $(BENCH)
+	$(PYTHON) $(ROOT)/harness/bench/bench.py $(BUILD)
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all

@@ -72,7 +72,7 @@ static double recipe_int(const cJSON *recipe, const char *key, int *ok) {
 }
 
 /* The irwin_hall4 recipe (fixtures/README.md, "Recipes and checksums"). */
-static float *expand_recipe(const cJSON *recipe, size_t *vocab, char *err, size_t err_len) {
+float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t err_len) {
   int ok = 1;
   const cJSON *kind = cJSON_GetObjectItemCaseSensitive(recipe, "kind");
   const cJSON *seed_text = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
@@ -127,7 +127,7 @@ static int expand_row(cJSON *row, char *err, size_t err_len) {
   if (!recipe)
     return 0;
   size_t vocab = 0;
-  float *values = expand_recipe(recipe, &vocab, err, err_len);
+  float *values = sieve_recipe_logits(recipe, &vocab, err, err_len);
   if (!values || verify_recipe(recipe, values, vocab, err, err_len) != 0) {
     free(values);
     return -1;

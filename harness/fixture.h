@@ -29,4 +29,8 @@ const char *sieve_case_str(const cJSON *c, const char *key);
  */
 cJSON *sieve_case_request(const cJSON *c, char *err, size_t err_len);
 
+/* The float32 row a recipe describes (fixtures/README.md, "Recipes"), malloc'd; NULL with a
+ * message in `err` when it is malformed. The checksum is not verified here. */
+float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t err_len);
+
 #endif /* SIEVE_FIXTURE_H */

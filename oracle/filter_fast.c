@@ -53,7 +53,17 @@ static void exp_pass(fast_work *w, size_t vocab) {
 }
 
 /* Tokens of bucket >= low (all finite tokens when low is 0), sorted in the spec's order. */
-static void collect(fast_work *w, size_t vocab, unsigned low) {
+static int collect(fast_work *w, size_t vocab, unsigned low) {
+  size_t need = w->n_ranked;
+  if (low > 0) {
+    need = 0;
+    for (unsigned b = low; b < N_BUCKETS; b++)
+      need += w->counts[b];
+  }
+  free(w->prefix);
+  w->prefix = malloc((need ? need : 1) * sizeof *w->prefix);
+  if (!w->prefix)
+    return SIEVE_ENOMEM;
   w->n_prefix = 0;
   for (size_t i = 0; i < vocab; i++) {
     if (isinf(w->scaled[i]))
@@ -63,6 +73,7 @@ static void collect(fast_work *w, size_t vocab, unsigned low) {
       w->prefix[w->n_prefix++] = (sieve__ranked){p, (uint32_t)i};
   }
   sieve__rank(w->prefix, w->n_prefix);
+  return 0;
 }
 
 static void histogram(fast_work *w, size_t vocab) {
@@ -113,8 +124,9 @@ static size_t top_p_prefix(const fast_work *w, double top_p, double *margin, int
   return w->n_ranked;
 }
 
-/* Ranks the prefix the decisions need; returns the kept count and the top-p margin. */
-static size_t decide(fast_work *w, size_t vocab, const sieve_params *p, double *margin) {
+/* Ranks the prefix the decisions need: the kept count and the top-p margin. */
+static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept,
+                  double *margin) {
   size_t need = p->top_k == -1 || (uint64_t)p->top_k >= w->n_ranked ? 0 : (size_t)p->top_k + 1;
   double mass = p->top_p < 1.0 ? p->top_p : -1.0;
   unsigned low = 0;
@@ -123,36 +135,34 @@ static size_t decide(fast_work *w, size_t vocab, const sieve_params *p, double *
     low = lowest_needed(w, mass, need);
   }
   for (;;) {
-    collect(w, vocab, low);
+    if (collect(w, vocab, low) != 0)
+      return SIEVE_ENOMEM;
     int complete;
-    size_t kept = top_p_prefix(w, p->top_p, margin, &complete);
-    if (p->top_k != -1 && (uint64_t)p->top_k < kept)
-      kept = (size_t)p->top_k;
-    if (complete && (kept < w->n_prefix || w->n_prefix == w->n_ranked))
-      return kept;
+    *kept = top_p_prefix(w, p->top_p, margin, &complete);
+    if (p->top_k != -1 && (uint64_t)p->top_k < *kept)
+      *kept = (size_t)p->top_k;
+    if (complete && (*kept < w->n_prefix || w->n_prefix == w->n_ranked))
+      return 0;
     while (low > 0 && w->counts[--low] == 0) /* rare: take one more bucket */
       ;
   }
 }
 
-static int output(const fast_work *w, size_t vocab, size_t kept, double *logprobs) {
-  sieve__ranked *by_id = malloc((kept ? kept : 1) * sizeof *by_id);
-  if (!by_id)
-    return SIEVE_ENOMEM;
-  memcpy(by_id, w->prefix, kept * sizeof *by_id);
-  for (size_t r = 0; r < kept; r++)
-    by_id[r].key = (double)by_id[r].id;
-  sieve__rank(by_id, kept); /* kept ids, largest first */
-  double kept_total = 0.0;  /* summed in token order, as the spec path does */
-  for (size_t r = kept; r-- > 0;)
-    kept_total += w->expd[by_id[r].id];
-  const double log_total = log(kept_total);
+/* Step 5 as the spec path does it: logprobs[] marks the kept set, summed in token order. */
+static void output(const fast_work *w, size_t vocab, size_t kept, double *logprobs) {
   for (size_t i = 0; i < vocab; i++)
     logprobs[i] = -INFINITY;
   for (size_t r = 0; r < kept; r++)
-    logprobs[by_id[r].id] = ((double)w->scaled[by_id[r].id] - w->max) - log_total;
-  free(by_id);
-  return 0;
+    logprobs[w->prefix[r].id] = 0.0;
+  double kept_total = 0.0;
+  for (size_t i = 0; i < vocab; i++)
+    if (logprobs[i] == 0.0)
+      kept_total += w->expd[i];
+  const double log_total = log(kept_total);
+  for (size_t r = 0; r < kept; r++) {
+    uint32_t id = w->prefix[r].id;
+    logprobs[id] = ((double)w->scaled[id] - w->max) - log_total;
+  }
 }
 
 /* With nothing cut: every finite token keeps its log-softmax over the row, no sort. */
@@ -183,8 +193,10 @@ static int fast_row(fast_work *w, const float *logits, size_t vocab, const sieve
     return 0;
   }
   double margin;
-  size_t kept = decide(w, vocab, p, &margin);
-  rc = output(w, vocab, kept, logprobs);
+  size_t kept;
+  rc = decide(w, vocab, p, &kept, &margin);
+  if (rc == 0)
+    output(w, vocab, kept, logprobs);
   if (rc == 0 && info) {
     info->kept = kept;
     info->topp_margin = margin;
@@ -200,10 +212,9 @@ int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
   int big = vocab > SMALL_ROW, rc = SIEVE_ENOMEM;
   w.scaled = malloc(vocab * sizeof *w.scaled);
   w.expd = malloc(vocab * sizeof *w.expd);
-  w.prefix = malloc(vocab * sizeof *w.prefix);
   w.counts = big ? malloc(N_BUCKETS * sizeof *w.counts) : NULL;
   w.masses = big ? malloc(N_BUCKETS * sizeof *w.masses) : NULL;
-  if (w.scaled && w.expd && w.prefix && (!big || (w.counts && w.masses)))
+  if (w.scaled && w.expd && (!big || (w.counts && w.masses)))
     rc = fast_row(&w, logits, vocab, p, engine, logprobs, info);
   free(w.scaled);
   free(w.expd);

@@ -1,0 +1,122 @@
+"""make bench: the grid of oracle/PERFORMANCE.md in one run.
+
+  bench.py BUILD_DIR [--reps N]
+
+Times, on the same rows (fixture recipes): the oracle's fast path, its spec path and the floor
+(build/sieve-bench), and generators/reference.py on PyTorch with one thread; then the harness's
+own overhead (sieve run over every fixture, in process and through exec: sieve serve). Prints a
+table of medians with the ratios fast/floor and PyTorch/fast, and writes build/bench.json.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "generators"))
+import fixture_format as ff  # noqa: E402
+import reference as ref  # noqa: E402
+
+BATCH = 32
+
+
+def recipe(v, shape, index):
+    """The row sieve-bench builds for (V, shape, index): the same integer recipe."""
+    peaked = shape == "peaked"
+    return {"kind": "irwin_hall4", "seed": str(1000 + 97 * index + (0 if peaked else 1)),
+            "v": v, "bits": 20 if peaked else 2, "exp": -19 if peaked else -2,
+            "spike_every": 40009 if peaked else 0, "spike_units": (1 << 23) if peaked else 0}
+
+
+def torch_ms(rows, params, reps):
+    """Median milliseconds of reference.filter_row over the rows, one thread."""
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        for row in rows:
+            ref.filter_row(row, params)
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def c_grid(build, reps):
+    out = subprocess.run([str(build / "sieve-bench"), str(reps)], capture_output=True, text=True,
+                         check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def harness_overhead(build):
+    result = {}
+    for name, impl in (("sieve_run_profile_s", "profile:deepinfer"),
+                       ("sieve_run_exec_serve_s", f"exec:{build / 'sieve'} serve")):
+        start = time.perf_counter()
+        subprocess.run([str(build / "sieve"), "run", "--impl", impl, "--format", "json",
+                        "--output", os.devnull], capture_output=True)
+        result[name] = round(time.perf_counter() - start, 2)
+    return result
+
+
+def machine():
+    model = ""
+    try:
+        model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                     if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": model or platform.processor(), "cores": os.cpu_count(),
+            "python": platform.python_version(), "torch": torch.__version__,
+            "date": time.strftime("%Y-%m-%d")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build", type=Path)
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    grid = c_grid(args.build, args.reps)
+    rows_cache = {}
+    for point in grid:
+        key = (point["v"], point["shape"])
+        if key not in rows_cache:
+            rows_cache[key] = [torch.from_numpy(ff.recipe_logits(recipe(key[0], key[1], i)))
+                               for i in range(BATCH)]
+        rows = rows_cache[key][:point["batch"]]
+        params = ref.Params(point["temperature"], point["top_p"], point["top_k"])
+        point["torch_ms"] = torch_ms(rows, params, 3 if point["batch"] == 1 else 1)
+        point["fast_over_floor"] = point["fast_ms"] / point["floor_ms"]
+        point["torch_over_fast"] = point["torch_ms"] / point["fast_ms"]
+    report = {"machine": machine(), "command": "make bench", "grid": grid,
+              "harness": harness_overhead(args.build)}
+    print(f"{'V':>7} {'shape':>6} {'T/top_p/top_k':>15} {'batch':>5} {'fast ms':>9} "
+          f"{'spec ms':>9} {'floor ms':>9} {'torch ms':>9} {'fast/floor':>10} {'torch/fast':>10}")
+    for p in grid:
+        params = f"{p['temperature']:g}/{p['top_p']:g}/{p['top_k']}"
+        print(f"{p['v']:>7} {p['shape']:>6} {params:>15} {p['batch']:>5} {p['fast_ms']:>9.3f} "
+              f"{p['spec_ms']:>9.3f} {p['floor_ms']:>9.3f} {p['torch_ms']:>9.1f} "
+              f"{p['fast_over_floor']:>10.2f} {p['torch_over_fast']:>10.1f}")
+    ratios = [p["torch_over_fast"] for p in grid]
+    floors = [p["fast_over_floor"] for p in grid]
+    print(f"median torch/fast {statistics.median(ratios):.1f}; "
+          f"median fast/floor {statistics.median(floors):.2f}; "
+          f"rows over 3x the floor: {sum(f > 3 for f in floors)} of {len(floors)}")
+    print(f"harness: {report['harness']}")
+    out = args.build / "bench.json"
+    fd, tmp = tempfile.mkstemp(dir=args.build, prefix=".bench.")
+    with os.fdopen(fd, "w") as f:
+        json.dump(report, f, indent=1)
+    os.replace(tmp, out)
+    print(f"bench: wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
