@@ -20,7 +20,8 @@ CFLAGS := -std=c11 $(OPT) $(WARNINGS) -fPIC -MMD -MP
 LDLIBS := -lm
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEB_PACKAGES := libcjson-dev libcriterion-dev pkg-config python3-torch python3-numpy python3-jsonschema
+DEB_PACKAGES := libcjson-dev libcriterion-dev pkg-config python3-torch python3-numpy python3-jsonschema \
+  clang libclang-rt-14-dev valgrind
 # Debian's python3, which has python3-torch; not whichever python3 is first on PATH.
 PYTHON := /usr/bin/python3
 
@@ -49,7 +50,7 @@ C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
 BENCH := $(BUILD)/sieve-bench
 PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
 
-.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench
+.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench fuzz
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -107,10 +108,11 @@ $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 
 # The suites (the fixtures among them), the oracle against generators/reference.py, then the
 # harness against the oracle, the mutants and the fakes.
-test: all $(TESTS) $(MUTANT_LIBS) $(C_ADAPTER)
+test: all $(TESTS) $(MUTANT_LIBS) $(C_ADAPTER) $(FUZZ_BINS)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
 	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000
+	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
 	$(PYTHON) $(ROOT)/suites/mutants/check.py $(CLI) $(BUILD)/mutants $(C_ADAPTER) $(PY_ADAPTER)
 
 # The main job: the harness puts the bundled Python adapter through every fixture and prints
@@ -136,6 +138,22 @@ check-fixtures: deps
 # with the harness's own overhead; prints a table and writes build/bench.json.
 bench: all $(BENCH)
 	$(PYTHON) $(ROOT)/harness/bench/bench.py $(BUILD)
+
+# libFuzzer targets (suites/fuzz/), built with clang, ASan and UBSan over the oracle and the
+# harness sources. `make fuzz` runs each for FUZZ_SECONDS on a corpus seeded from the fixtures;
+# `make test` runs each for a short, bounded time.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := oracle serve fixtures answers
+FUZZ_BINS := $(patsubst %,$(ROOT)/build/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_SRC := $(ORACLE_SRC) $(HARNESS_LIB_SRC)
+
+$(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -o $@ $< $(FUZZ_SRC) -lcjson -lpthread -ldl -lm
+
+fuzz: deps $(FUZZ_BINS)
+	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all

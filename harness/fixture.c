@@ -38,16 +38,28 @@ int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t
     snprintf(err, err_len, "%s: cannot read the fixture file", path);
     return -1;
   }
-  out->root = cJSON_ParseWithLength(text, len);
+  int rc = sieve_fixtures_parse(text, len, out, err, err_len);
   free(text);
+  if (rc != 0) {
+    char why[200];
+    snprintf(why, sizeof why, "%s", err);
+    snprintf(err, err_len, "%s: %s", path, why);
+  }
+  return rc;
+}
+
+int sieve_fixtures_parse(const char *text, size_t len, sieve_fixtures *out, char *err,
+                         size_t err_len) {
+  *out = (sieve_fixtures){0};
+  out->root = cJSON_ParseWithLength(text, len);
   const cJSON *schema = cJSON_GetObjectItemCaseSensitive(out->root, "schema");
   out->cases = cJSON_GetObjectItemCaseSensitive(out->root, "cases");
   if (!out->root)
-    snprintf(err, err_len, "%s: not valid JSON", path);
+    snprintf(err, err_len, "not valid JSON");
   else if (!cJSON_IsString(schema) || strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0)
-    snprintf(err, err_len, "%s: schema is not \"%s\"", path, SIEVE_FIXTURE_SCHEMA);
+    snprintf(err, err_len, "schema is not \"%s\"", SIEVE_FIXTURE_SCHEMA);
   else if (!cJSON_IsArray(out->cases))
-    snprintf(err, err_len, "%s: no array of cases", path);
+    snprintf(err, err_len, "no array of cases");
   else
     return 0;
   sieve_fixtures_free(out);
@@ -79,10 +91,12 @@ float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t
   double v = recipe_int(recipe, "v", &ok), bits = recipe_int(recipe, "bits", &ok);
   double exp2 = recipe_int(recipe, "exp", &ok), every = recipe_int(recipe, "spike_every", &ok);
   double spike = recipe_int(recipe, "spike_units", &ok);
+  /* Every field in range before any conversion: |units| stays below 2^24, as the format says. */
   if (!ok || !cJSON_IsString(kind) || strcmp(kind->valuestring, "irwin_hall4") != 0 ||
-      !cJSON_IsString(seed_text) || v < 1 || v > 1 << 30 || bits < 1 || bits > 21 ||
-      every < 0) {
-    snprintf(err, err_len, "malformed recipe");
+      !cJSON_IsString(seed_text) || v < 1 || v > SIEVE_RECIPE_MAX || bits < 1 || bits > 21 ||
+      every < 0 || every > SIEVE_RECIPE_MAX || fabs(spike) >= 0x1p24 || exp2 < -160 ||
+      exp2 > 120) {
+    snprintf(err, err_len, "malformed recipe (a field is missing or out of range)");
     return NULL;
   }
   uint64_t seed = strtoull(seed_text->valuestring, NULL, 10);

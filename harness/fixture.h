@@ -19,6 +19,13 @@ typedef struct sieve_fixtures {
 int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t err_len);
 void sieve_fixtures_free(sieve_fixtures *f);
 
+/* The same from text in memory; `err` says what is wrong without a file name. */
+int sieve_fixtures_parse(const char *text, size_t len, sieve_fixtures *out, char *err,
+                         size_t err_len);
+
+/* The longest row a recipe may describe. */
+#define SIEVE_RECIPE_MAX (1 << 22)
+
 /* A case's string member (id, family, ...), or "" when it has none. */
 const char *sieve_case_str(const cJSON *c, const char *key);
 

@@ -12,36 +12,41 @@
  */
 #include <math.h>
 
-#include "sieve.h"
+#include "internal.h"
 
-static int total_mass(const double *probs, size_t vocab, double *total) {
+/* probs[i], or exp(probs[i]) when the row holds logprobs. */
+static double prob(const double *row, size_t i, int logs) { return logs ? exp(row[i]) : row[i]; }
+
+static int total_mass(const double *row, size_t vocab, int logs, double *total) {
   *total = 0.0;
   for (size_t i = 0; i < vocab; i++) {
-    if (!(probs[i] >= 0.0) || isinf(probs[i]))
+    double p = prob(row, i, logs);
+    if (!(p >= 0.0) || isinf(p))
       return SIEVE_EPROBS;
-    *total += probs[i];
+    *total += p;
   }
   if (isinf(*total))
     return SIEVE_EPROBS;
   return *total > 0.0 ? 0 : SIEVE_EZEROMASS;
 }
 
-int sieve_draw(const double *probs, size_t vocab, double u, int64_t *token, double *margin) {
-  if (!probs || !token)
+static int draw_row(const double *row, size_t vocab, int logs, double u, int64_t *token,
+                    double *margin) {
+  if (!row || !token)
     return SIEVE_EARG;
   if (vocab == 0 || vocab > SIEVE_VOCAB_MAX)
     return SIEVE_EVOCAB;
   if (!(u >= 0.0 && u < 1.0))
     return SIEVE_EUNIFORM;
   double total;
-  int rc = total_mass(probs, vocab, &total);
+  int rc = total_mass(row, vocab, logs, &total);
   if (rc != 0)
     return rc;
   const double target = u * total;
   double cdf = 0.0;
   for (size_t i = 0; i < vocab; i++) {
     double below = cdf;
-    cdf += probs[i];
+    cdf += prob(row, i, logs);
     if (cdf > target) {
       *token = (int64_t)i;
       if (margin)
@@ -51,4 +56,13 @@ int sieve_draw(const double *probs, size_t vocab, double u, int64_t *token, doub
   }
   /* Unreachable: cdf[V-1] == total > target. */
   return SIEVE_EZEROMASS;
+}
+
+int sieve_draw(const double *probs, size_t vocab, double u, int64_t *token, double *margin) {
+  return draw_row(probs, vocab, 0, u, token, margin);
+}
+
+int sieve__draw_logprobs(const double *logprobs, size_t vocab, double u, int64_t *token,
+                         double *margin) {
+  return draw_row(logprobs, vocab, 1, u, token, margin);
 }

@@ -32,6 +32,10 @@ int sieve__kept_mass(const sieve__ranked *kept, size_t n, double *mass);
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
                        const sieve_engine *engine, double *logprobs, sieve_filter_info *info);
 
+/* sieve_draw on exp(logprobs), without a probability array (draw.c). */
+int sieve__draw_logprobs(const double *logprobs, size_t vocab, double u, int64_t *token,
+                         double *margin);
+
 /* SIEVE_ERULE when an axis of the rule is out of range. */
 int sieve__check_rule(const sieve_rule *rule);
 

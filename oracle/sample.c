@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sieve.h"
+#include "internal.h"
 
 /* A generator that is not the hash, for rules whose engine draws with its own (ENGINES.md). */
 static int own_uniform(const sieve_draw_key *key, double *u) {
@@ -36,14 +36,12 @@ static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t
 }
 
 static int sample_row(const sieve_rule *rule, const double *logprobs, const double *reported,
-                      double *probs, size_t vocab, const sieve_draw_key *key, size_t n_top,
+                      size_t vocab, const sieve_draw_key *key, size_t n_top,
                       sieve_top_entry *top, sieve_sample_result *result) {
-  for (size_t i = 0; i < vocab; i++)
-    probs[i] = exp(logprobs[i]);
   int rc = rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, &result->u)
                                         : sieve_uniform(key, &result->u);
   if (rc == 0)
-    rc = sieve_draw(probs, vocab, result->u, &result->token, &result->draw_margin);
+    rc = sieve__draw_logprobs(logprobs, vocab, result->u, &result->token, &result->draw_margin);
   if (rc == 0)
     rc = sieve_top_logprobs(reported, vocab, n_top, top);
   if (rc == 0)
@@ -73,11 +71,10 @@ int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
     return rc;
   sieve_sample_result r = {0};
   double *logprobs = malloc(vocab * sizeof *logprobs);
-  double *probs = malloc(vocab * sizeof *probs);
   double *reported = rule->logprobs == SIEVE_LP_PROCESSED ? logprobs
                                                          : malloc(vocab * sizeof *reported);
   rc = SIEVE_ENOMEM;
-  if (!logprobs || !probs || !reported)
+  if (!logprobs || !reported)
     goto fail;
   rc = sieve_filter_rule(rule, logits, vocab, params, engine, logprobs, &r.filter);
   if (rc == 0 && n_top > vocab)
@@ -85,14 +82,13 @@ int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
   if (rc == 0 && reported != logprobs)
     rc = reported_logprobs(rule, logits, vocab, &checked, engine, reported);
   if (rc == 0)
-    rc = sample_row(rule, logprobs, reported, probs, vocab, key, n_top, top, &r);
+    rc = sample_row(rule, logprobs, reported, vocab, key, n_top, top, &r);
   if (rc == 0)
     *result = r;
 fail:
   if (reported != logprobs)
     free(reported);
   free(logprobs);
-  free(probs);
   return rc;
 }
 

@@ -146,3 +146,26 @@ Test(fixtures, a_file_of_another_schema_version_is_rejected) {
   cr_expect_eq(sieve_fixtures_load("/nonexistent/fixtures.json", &fx, err, sizeof err), -1);
   remove(path);
 }
+
+Test(fixtures, a_recipe_with_a_field_out_of_range_is_rejected) {
+  /* Found by fuzz_fixtures: spike_every 1e74 was converted to an integer unchecked. */
+  static const char *const recipes[] = {
+      "{\"kind\":\"irwin_hall4\",\"seed\":\"1\",\"v\":8,\"bits\":20,\"exp\":-19,"
+      "\"spike_every\":1e74,\"spike_units\":0,\"mixsum64\":\"0000000000000000\"}",
+      "{\"kind\":\"irwin_hall4\",\"seed\":\"1\",\"v\":8,\"bits\":20,\"exp\":-19,"
+      "\"spike_every\":2,\"spike_units\":1e30,\"mixsum64\":\"0000000000000000\"}",
+      "{\"kind\":\"irwin_hall4\",\"seed\":\"1\",\"v\":8,\"bits\":20,\"exp\":1e9,"
+      "\"spike_every\":0,\"spike_units\":0,\"mixsum64\":\"0000000000000000\"}",
+      "{\"kind\":\"irwin_hall4\",\"seed\":\"1\",\"v\":1e12,\"bits\":20,\"exp\":-19,"
+      "\"spike_every\":0,\"spike_units\":0,\"mixsum64\":\"0000000000000000\"}",
+  };
+  for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
+    cJSON *recipe = cJSON_Parse(recipes[i]);
+    char err[256];
+    size_t v;
+    cr_assert(recipe);
+    cr_expect_null(sieve_recipe_logits(recipe, &v, err, sizeof err), "recipe %zu", i);
+    cr_expect(strstr(err, "malformed recipe") != NULL, "%s", err);
+    cJSON_Delete(recipe);
+  }
+}

@@ -299,3 +299,20 @@ Test(serve, a_row_of_262144_logits_is_answered_in_full) {
   served_free(&s);
   free(input);
 }
+
+Test(serve, deeply_nested_json_is_an_error_not_a_crash) {
+  size_t depth = 5000, n = 0;
+  char *line = malloc(2 * depth + 64);
+  n += (size_t)sprintf(line, "{\"op\":\"validate\",\"params\":");
+  for (size_t i = 0; i < depth; i++)
+    line[n++] = '[';
+  for (size_t i = 0; i < depth; i++)
+    line[n++] = ']';
+  line[n++] = '}';
+  line[n++] = '\n';
+  served s = serve_n(line, n);
+  cr_assert_eq(s.n_lines, 1);
+  expect_error(s.lines[0], "invalid_request", "");
+  served_free(&s);
+  free(line);
+}

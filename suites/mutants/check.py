@@ -238,6 +238,26 @@ def engines_md_current(sieve):
           "run make engines-matrix and commit the result")
 
 
+def bad_fixture_files(sieve):
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in (("not-json", "{\"schema\": "), ("other-schema",
+                           '{"schema":"sieve-fixtures/2","cases":[]}'), ("no-cases",
+                           '{"schema":"sieve-fixtures/1"}')):
+            path = Path(tmp) / f"{name}.json"
+            path.write_text(text)
+            p = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--fixtures",
+                                str(path)], capture_output=True, text=True)
+            check(f"a fixture file that is {name} is a harness error naming the file",
+                  p.returncode == 2 and str(path) in p.stderr, p.stderr[-200:])
+        unreadable = Path(tmp) / "unreadable.json"
+        unreadable.write_text("{}")
+        unreadable.chmod(0)
+        if os.geteuid() != 0:  # root reads anything
+            p = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--fixtures",
+                                str(unreadable)], capture_output=True, text=True)
+            check("an unreadable fixture file is a harness error", p.returncode == 2, p.stderr)
+
+
 def usage_errors(sieve):
     for args in (["--impl", "nonsense"], ["--impl", "profile:nope"], ["--suite", "x"],
                  ["--impl", "profile:deepinfer", "--shard", "4/3"],
@@ -258,6 +278,7 @@ def main():
     fingerprints(sieve, mutants)
     explain(sieve)
     engines_md_current(sieve)
+    bad_fixture_files(sieve)
     usage_errors(sieve)
     failed = RESULTS.count(False)
     print(f"harness: {len(RESULTS) - failed} passed, {failed} failed")

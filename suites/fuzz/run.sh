@@ -1,0 +1,35 @@
+#!/bin/sh
+# Runs each libFuzzer target for SECONDS on a corpus seeded from the fixtures.
+#   run.sh ROOT SECONDS TARGET...
+# Exit 1, naming the target, when one finds a crash (its input is kept in build/fuzz/).
+set -eu
+root=$1 seconds=$2
+shift 2
+fuzz=$root/build/fuzz
+for target in "$@"; do
+  corpus=$fuzz/corpus_$target
+  mkdir -p "$corpus"
+  if [ -z "$(ls -A "$corpus")" ]; then
+    case $target in
+      serve) head -c 200000 "$root/harness/examples/requests.jsonl" > "$corpus/examples" ;;
+      fixtures) /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+pick = [c for c in d["cases"] if c["family"] in ("seed-examples", "draw")][:6]
+pick += [c for c in d["cases"] if c["family"] == "large-vocab"][:1]
+print(json.dumps({"schema": d["schema"], "cases": pick}))' "$root/fixtures/sieve-fixtures.json" > "$corpus/small" ;;
+      answers) printf '{"rows":[{"logprobs":[-0.5,null,-1.5]}]}' > "$corpus/a1"
+               printf '{"error":{"kind":"invalid_params","field":"top_k"}}' > "$corpus/a2" ;;
+      oracle) printf '\000\000\000\000\000\000\360?\232\231\231\231\231\231\351?\002\000\000\000\000\000\000\000\000\000\200?\000\000\000@\000\000@@' > "$corpus/o1" ;;
+    esac
+  fi
+  if ! "$fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+      -artifact_prefix="$fuzz/crash_$target-" -print_final_stats=1 "$corpus" \
+      > "$fuzz/fuzz_$target.log" 2>&1; then
+    echo "fuzz: $target found a crash; see $fuzz/fuzz_$target.log" >&2
+    tail -30 "$fuzz/fuzz_$target.log" >&2
+    exit 1
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$fuzz/fuzz_$target.log" | grep -o '[0-9]*$')
+  cov=$(grep -o 'cov: [0-9]*' "$fuzz/fuzz_$target.log" | tail -1)
+  echo "fuzz: $target ran $runs inputs in ${seconds}s ($cov), no crash"
+done
