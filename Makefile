@@ -17,6 +17,7 @@ OPT := -O2 -g
 LDSAN :=
 endif
 CFLAGS := -std=c11 $(OPT) $(WARNINGS) -fPIC -MMD -MP
+VERSION := $(shell sed -n 's/^#define SIEVE_VERSION "\(.*\)"/\1/p' $(ROOT)/oracle/sieve.h)
 LDLIBS := -lm
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
@@ -112,6 +113,7 @@ test: all $(TESTS) $(MUTANT_LIBS) $(C_ADAPTER) $(FUZZ_BINS)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
 	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000
+	SIEVE_LIB=$(LIB_SO) $(PYTHON) -m unittest discover -s $(ROOT)/oracle/python -p 'test_*.py'
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
 	$(PYTHON) $(ROOT)/suites/mutants/check.py $(CLI) $(BUILD)/mutants $(C_ADAPTER) $(PY_ADAPTER)
 
@@ -165,8 +167,10 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(ROOT)/oracle/sieve.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	install -d $(DESTDIR)$(PREFIX)/share/sieve
+	install -d $(DESTDIR)$(PREFIX)/share/sieve $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(ROOT)/fixtures/sieve-fixtures.json $(DESTDIR)$(PREFIX)/share/sieve/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $(ROOT)/oracle/sieve.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sieve.pc
 
 clean:
 	rm -rf $(ROOT)/build

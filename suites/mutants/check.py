@@ -258,6 +258,30 @@ def bad_fixture_files(sieve):
             check("an unreadable fixture file is a harness error", p.returncode == 2, p.stderr)
 
 
+def installed_copy():
+    """make install PREFIX=... then a C example built with pkg-config against that copy."""
+    root = HERE.parent.parent
+    with tempfile.TemporaryDirectory() as prefix:
+        subprocess.run(["make", "-s", "-C", str(root), "install", f"PREFIX={prefix}"],
+                       capture_output=True, check=True)
+        env = dict(os.environ, PKG_CONFIG_PATH=f"{prefix}/lib/pkgconfig")
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "sieve"], env=env,
+                               capture_output=True, text=True).stdout.split()
+        exe = Path(prefix) / "example_filter"
+        build = subprocess.run(["cc", str(root / "harness" / "adapters" / "example_filter.c"),
+                                *flags, f"-Wl,-rpath,{prefix}/lib", "-o", str(exe)],
+                               capture_output=True, text=True)
+        out = subprocess.run([str(exe)], capture_output=True, text=True).stdout if exe.exists() else ""
+        check("the installed copy builds a pkg-config example that filters the panel 2 row",
+              build.returncode == 0 and out.strip() == "kept 2: 0=0.6225 1=0.3775",
+              build.stderr[-300:] + out)
+        installed = Path(prefix) / "bin" / "sieve"
+        p = subprocess.run([str(installed), "run", "--impl", "profile:deepinfer", "--suite",
+                            "position"], capture_output=True, text=True)
+        check("the installed sieve finds its installed fixtures", p.returncode == 0,
+              p.stderr[-200:])
+
+
 def usage_errors(sieve):
     for args in (["--impl", "nonsense"], ["--impl", "profile:nope"], ["--suite", "x"],
                  ["--impl", "profile:deepinfer", "--shard", "4/3"],
@@ -279,6 +303,7 @@ def main():
     explain(sieve)
     engines_md_current(sieve)
     bad_fixture_files(sieve)
+    installed_copy()
     usage_errors(sieve)
     failed = RESULTS.count(False)
     print(f"harness: {len(RESULTS) - failed} passed, {failed} failed")
