@@ -123,20 +123,21 @@ static size_t keep_count(const filter_work *w, const sieve_params *p, double *ma
   return top_p_keep(w, k, p->top_p, mass, margin);
 }
 
-/* Step 5: log_softmax over the kept set; logprobs[] doubles as the kept flag. */
-static void log_softmax_kept(const filter_work *w, size_t vocab, size_t kept, double *logprobs) {
+/* Step 5: log_softmax over the kept set (the first `kept` ranks); logprobs[] doubles as the
+ * kept flag, and the kept total is summed in token order. Shared with the fast path. */
+void sieve__log_softmax_kept(const sieve__ranked *ranked, size_t kept, const float *scaled,
+                             const double *expd, double max, size_t vocab, double *logprobs) {
   for (size_t i = 0; i < vocab; i++)
     logprobs[i] = -INFINITY;
   for (size_t r = 0; r < kept; r++)
-    logprobs[w->ranked[r].id] = 0.0;
+    logprobs[ranked[r].id] = 0.0;
   double kept_total = 0.0;
   for (size_t i = 0; i < vocab; i++)
     if (logprobs[i] == 0.0)
-      kept_total += w->expd[i];
+      kept_total += expd[i];
   const double log_total = log(kept_total);
-  for (size_t i = 0; i < vocab; i++)
-    if (logprobs[i] == 0.0)
-      logprobs[i] = ((double)w->scaled[i] - w->max) - log_total;
+  for (size_t r = 0; r < kept; r++)
+    logprobs[ranked[r].id] = ((double)scaled[ranked[r].id] - max) - log_total;
 }
 
 static int describe(const filter_work *w, size_t kept, double topp_margin,
@@ -173,7 +174,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
     topp_margin = INFINITY;
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
     return rc;
-  log_softmax_kept(w, vocab, kept, logprobs);
+  sieve__log_softmax_kept(w->ranked, kept, w->scaled, w->expd, w->max, vocab, logprobs);
   return info ? describe(w, kept, topp_margin, info) : 0;
 }
 

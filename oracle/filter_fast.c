@@ -148,23 +148,6 @@ static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kep
   }
 }
 
-/* Step 5 as the spec path does it: logprobs[] marks the kept set, summed in token order. */
-static void output(const fast_work *w, size_t vocab, size_t kept, double *logprobs) {
-  for (size_t i = 0; i < vocab; i++)
-    logprobs[i] = -INFINITY;
-  for (size_t r = 0; r < kept; r++)
-    logprobs[w->prefix[r].id] = 0.0;
-  double kept_total = 0.0;
-  for (size_t i = 0; i < vocab; i++)
-    if (logprobs[i] == 0.0)
-      kept_total += w->expd[i];
-  const double log_total = log(kept_total);
-  for (size_t r = 0; r < kept; r++) {
-    uint32_t id = w->prefix[r].id;
-    logprobs[id] = ((double)w->scaled[id] - w->max) - log_total;
-  }
-}
-
 /* With nothing cut: every finite token keeps its log-softmax over the row, no sort. */
 static void output_all(const fast_work *w, size_t vocab, double *logprobs,
                        sieve_filter_info *info) {
@@ -196,7 +179,7 @@ static int fast_row(fast_work *w, const float *logits, size_t vocab, const sieve
   size_t kept;
   rc = decide(w, vocab, p, &kept, &margin);
   if (rc == 0)
-    output(w, vocab, kept, logprobs);
+    sieve__log_softmax_kept(w->prefix, kept, w->scaled, w->expd, w->max, vocab, logprobs);
   if (rc == 0 && info) {
     info->kept = kept;
     info->topp_margin = margin;

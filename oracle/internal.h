@@ -24,6 +24,10 @@ void sieve__rank_ties_desc(sieve__ranked *items, size_t n);
 /* Step 1 in place: logits times (float)(1/T); the largest result in *max (filter.c). */
 int sieve__scale(float *row, size_t vocab, double temperature, double *max);
 
+/* Step 5 of the filter: log-softmax over the first `kept` ranks, -inf elsewhere (filter.c). */
+void sieve__log_softmax_kept(const sieve__ranked *ranked, size_t kept, const float *scaled,
+                             const double *expd, double max, size_t vocab, double *logprobs);
+
 /* The full-softmax mass of the kept tokens (the first n of a rank order), summed in token
  * order, so that both paths of the filter get the same value. */
 int sieve__kept_mass(const sieve__ranked *kept, size_t n, double *mass);
