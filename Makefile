@@ -49,6 +49,12 @@ MUTANTS := ge-boundary topk-first-renormalized reversed-ties cdf-probability-ord
 MUTANT_LIBS := $(BUILD)/mutants/libport-faithful.so $(patsubst %,$(BUILD)/mutants/lib%.so,$(MUTANTS))
 C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
 BENCH := $(BUILD)/sieve-bench
+
+# libFuzzer targets (suites/fuzz/); see the fuzz rule below.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := oracle serve fixtures answers
+FUZZ_BINS := $(patsubst %,$(ROOT)/build/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_SRC := $(ORACLE_SRC) $(HARNESS_LIB_SRC)
 PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
 
 .PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench fuzz
@@ -144,10 +150,6 @@ bench: all $(BENCH)
 # libFuzzer targets (suites/fuzz/), built with clang, ASan and UBSan over the oracle and the
 # harness sources. `make fuzz` runs each for FUZZ_SECONDS on a corpus seeded from the fixtures;
 # `make test` runs each for a short, bounded time.
-FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := oracle serve fixtures answers
-FUZZ_BINS := $(patsubst %,$(ROOT)/build/fuzz/fuzz_%,$(FUZZ_TARGETS))
-FUZZ_SRC := $(ORACLE_SRC) $(HARNESS_LIB_SRC)
 
 $(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)

@@ -7,6 +7,10 @@ root=$1 seconds=$2
 shift 2
 fuzz=$root/build/fuzz
 for target in "$@"; do
+  if [ ! -x "$fuzz/fuzz_$target" ]; then
+    echo "fuzz: $fuzz/fuzz_$target is not built (make fuzz builds it)" >&2
+    exit 1
+  fi
   corpus=$fuzz/corpus_$target
   mkdir -p "$corpus"
   if [ -z "$(ls -A "$corpus")" ]; then
