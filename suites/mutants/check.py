@@ -261,10 +261,13 @@ def bad_fixture_files(sieve):
 def installed_copy():
     """make install PREFIX=... then a C example built with pkg-config against that copy."""
     root = HERE.parent.parent
+    # What a user installs is the plain build, even when this runs under `make test SAN=1`,
+    # whose SAN=1 would otherwise reach the inner make through MAKEFLAGS.
+    plain = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     with tempfile.TemporaryDirectory() as prefix:
-        subprocess.run(["make", "-s", "-C", str(root), "install", f"PREFIX={prefix}"],
-                       capture_output=True, check=True)
-        env = dict(os.environ, PKG_CONFIG_PATH=f"{prefix}/lib/pkgconfig")
+        subprocess.run(["make", "-s", "-C", str(root), "install", f"PREFIX={prefix}", "SAN=0"],
+                       env=plain, capture_output=True, check=True)
+        env = dict(plain, PKG_CONFIG_PATH=f"{prefix}/lib/pkgconfig")
         flags = subprocess.run(["pkg-config", "--cflags", "--libs", "sieve"], env=env,
                                capture_output=True, text=True).stdout.split()
         exe = Path(prefix) / "example_filter"
