@@ -21,6 +21,7 @@
 
 #include "fixture.h"
 #include "impl.h"
+#include "outfile.h"
 #include "profiles.h"
 
 #define SHOWN 24 /* rows of the table; larger vocabularies show their best tokens */
@@ -133,10 +134,8 @@ static void print_rule(FILE *out, const row_input *in, const explained *e) {
 
 /* A bar chart: full-softmax p per ranked token, kept bars dark, removed light. */
 static int write_svg(const char *path, const row_input *in, const explained *e, size_t n_rules) {
-  char tmp[PATH_MAX + 16];
-  snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  outfile o;
+  FILE *f = outfile_open(&o, path);
   if (!f)
     return -1;
   size_t n = in->vocab < SHOWN ? in->vocab : SHOWN;
@@ -162,11 +161,9 @@ static int write_svg(const char *path, const row_input *in, const explained *e, 
     }
   }
   fputs("</svg>\n", f);
+  int ok = order != NULL;
   free(order);
-  int ok = fclose(f) == 0 && rename(tmp, path) == 0;
-  if (!ok)
-    unlink(tmp);
-  return ok ? 0 : -1;
+  return outfile_commit(&o, ok);
 }
 
 /* The first row of a fixture case: logits (recipes expanded), params, seed and position. */

@@ -6,6 +6,9 @@
 #include "jbuf.h"
 #include "suites.h"
 
+/* How many unexpected cases the CI-log summary names before it counts the rest. */
+#define SUMMARY_CASES 10
+
 typedef struct suite_counts {
   const char *suite;
   size_t counts[OUTCOME_COUNT];
@@ -76,6 +79,27 @@ static void problem_lines(const run_report *r, FILE *out) {
   }
 }
 
+static void verdict_line(const run_report *r, FILE *out) {
+  fprintf(out, "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
+               "%zu unexpected\n",
+          verdict(r), r->counts[OUTCOME_PASS], r->counts[OUTCOME_FAIL], r->counts[OUTCOME_SKIP],
+          r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH], r->unexpected + r->now_passing);
+}
+
+void sieve_report_summary(const run_report *r, FILE *out) {
+  size_t shown = 0, total = r->unexpected + r->now_passing;
+  for (size_t i = 0; i < r->n_cases && shown < SUMMARY_CASES; i++) {
+    const case_result *c = &r->cases[i];
+    if (!sieve_case_unexpected(c))
+      continue;
+    fprintf(out, "unexpected %s %s: %s%s\n", outcome_name(c->outcome), c->id, c->detail, mark(c));
+    shown++;
+  }
+  if (total > shown)
+    fprintf(out, "... and %zu more unexpected (the full list is in the report)\n", total - shown);
+  verdict_line(r, out);
+}
+
 static void render_text(const run_report *r, FILE *out) {
   fprintf(out, "sieve run: %s (%s %s) against %s fixtures\n", r->options->impl,
           r->impl_name, r->impl_version, r->fixtures_schema);
@@ -89,10 +113,7 @@ static void render_text(const run_report *r, FILE *out) {
   skip_reasons(r, out);
   if (*r->note)
     fprintf(out, "note: %s\n", r->note);
-  fprintf(out, "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
-               "%zu unexpected\n",
-          verdict(r), r->counts[OUTCOME_PASS], r->counts[OUTCOME_FAIL], r->counts[OUTCOME_SKIP],
-          r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH], r->unexpected + r->now_passing);
+  verdict_line(r, out);
 }
 
 static void md_cell(FILE *out, const char *text) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "impl.h"
+#include "outfile.h"
 #include "report.h"
 #include "runner.h"
 #include "serve.h"
@@ -25,7 +26,9 @@ static const char run_usage[] =
     "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
     "      profile:NAME (the oracle under an engine's rule: sieve profiles)\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
-    "        position special-values distribution (default: all but smoke)\n";
+    "        position special-values distribution (default: all but smoke)\n"
+    "--output FILE is written whole or not at all; a device or FIFO is written in place. With\n"
+    "--output or a format other than text, stderr gets the first unexpected cases and the verdict.\n";
 
 typedef struct cli {
   run_options opt;
@@ -145,20 +148,14 @@ static int parse(cli *c, int argc, char **argv) {
   return 0;
 }
 
-/* Renders into a temporary file beside `path`, then renames: never a half-written report. */
+/* To stdout, or whole to `path` (never a half-written report). */
 static int write_report(const run_report *report, const char *format, const char *path) {
   if (!path)
     return sieve_report_render(report, format, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
-  char tmp[PATH_MAX + 16];
-  snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-  int ok = out && sieve_report_render(report, format, out) == 0;
-  ok = out && fclose(out) == 0 && ok;
-  if (ok && rename(tmp, path) == 0)
+  outfile o;
+  FILE *out = outfile_open(&o, path);
+  if (outfile_commit(&o, out && sieve_report_render(report, format, out) == 0) == 0)
     return 0;
-  if (fd >= 0)
-    unlink(tmp);
   fprintf(stderr, "sieve run: cannot write %s\n", path);
   return -1;
 }
@@ -184,11 +181,8 @@ int sieve_run_main(int argc, char **argv) {
   rc = write_report(&report, c.format, c.output) != 0 ? 2
        : report.unexpected || report.now_passing    ? 1
                                                     : 0;
-  if (c.output || strcmp(c.format, "text") != 0)
-    fprintf(stderr, "sieve run: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed\n",
-            report.counts[OUTCOME_PASS], report.counts[OUTCOME_FAIL],
-            report.counts[OUTCOME_SKIP], report.counts[OUTCOME_ERROR],
-            report.counts[OUTCOME_CRASH]);
+  if (rc != 2 && (c.output || strcmp(c.format, "text") != 0))
+    sieve_report_summary(&report, stderr);
   sieve_report_free(&report);
   return rc;
 }

@@ -450,15 +450,20 @@ static void fail_all(run_report *report, const char *why) {
   }
 }
 
+int sieve_case_unexpected(const case_result *c) {
+  int bad = c->outcome != OUTCOME_PASS && c->outcome != OUTCOME_SKIP;
+  return bad ? !c->expected_failure : c->outcome == OUTCOME_PASS && c->expected_failure;
+}
+
 static void count(run_report *report) {
   memset(report->counts, 0, sizeof report->counts);
   report->unexpected = report->now_passing = 0;
   for (size_t i = 0; i < report->n_cases; i++) {
     const case_result *r = &report->cases[i];
     report->counts[r->outcome]++;
-    int bad = r->outcome != OUTCOME_PASS && r->outcome != OUTCOME_SKIP;
-    report->unexpected += (size_t)(bad && !r->expected_failure);
-    report->now_passing += (size_t)(r->outcome == OUTCOME_PASS && r->expected_failure);
+    int passed = r->outcome == OUTCOME_PASS;
+    report->unexpected += (size_t)(!passed && sieve_case_unexpected(r));
+    report->now_passing += (size_t)(passed && sieve_case_unexpected(r));
   }
   size_t ran = report->n_cases - report->counts[OUTCOME_SKIP];
   if (ran > 0 && report->counts[OUTCOME_PASS] == 0)

@@ -56,6 +56,10 @@ typedef struct run_report {
   char note[256];      /* a run-wide remark, e.g. every case failed */
 } run_report;
 
+/* Nonzero when the case fails the gate: a failure the expectation file does not list, or a
+ * listed failure that passed. */
+int sieve_case_unexpected(const case_result *c);
+
 /* The suites `sieve run` knows, NULL-ended. */
 extern const char *const sieve_suites[];
 

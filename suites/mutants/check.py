@@ -16,9 +16,11 @@ failure.
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -110,6 +112,17 @@ def renderings(sieve, mutants):
                 ok, cases = False, str(e)
             check(f"junit from {impl} is well-formed XML with its failures", ok,
                   f"exit {p.returncode}")
+            verdict = "sieve run FAILED" if status_want else "sieve run ok"
+            named = not status_want or "unexpected fail ordering/strict-boundary-4-equal" in p.stderr
+            check(f"--output leaves the verdict and the unexpected cases on stderr ({impl})",
+                  verdict in p.stderr and named, p.stderr[-300:])
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = junit.stat().st_mode & 0o777
+        check("--output writes a file with the mode the umask gives and leaves no temporary",
+              mode == 0o666 & ~umask and os.listdir(tmp) == ["junit.xml"],
+              f"mode {oct(mode)}, files {os.listdir(tmp)}")
+        output_to_fifo(sieve, Path(tmp) / "fifo")
         tap = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--suite", "position",
                               "--format", "tap"], capture_output=True, text=True).stdout.splitlines()
         plan = int(tap[1].split("..")[1]) if len(tap) > 1 and ".." in tap[1] else -1
@@ -119,6 +132,22 @@ def renderings(sieve, mutants):
         md = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--suite", "position",
                              "--format", "markdown"], capture_output=True, text=True).stdout
         check("markdown has the suite table", "| position |" in md, md[:200])
+
+
+def output_to_fifo(sieve, fifo):
+    """--output to something that is not a regular file (a FIFO here, /dev/null in bench.py)
+    writes into it; renaming a temporary over it would replace the device with a file."""
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    p = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--suite", "position",
+                        "--format", "tap", "--output", str(fifo)], capture_output=True, text=True,
+                       timeout=60)
+    reader.join(timeout=60)
+    check("--output to a FIFO writes into it and leaves it a FIFO",
+          p.returncode == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and got
+          and got[0].startswith("TAP version 13"), f"exit {p.returncode}: {p.stderr[-200:]}")
 
 
 def shards(sieve):
