@@ -14,6 +14,7 @@
 #include "diff.h"
 #include "explain.h"
 #include "fingerprint.h"
+#include "proc.h"
 #include "profiles.h"
 #include "run.h"
 #include "serve.h"
@@ -81,6 +82,7 @@ static int cmd_serve(int argc, char **argv) {
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage_error("%s", "no subcommand given");
+  proc_kill_children_on_signals();
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
     fputs(usage, stdout);
     return 0;

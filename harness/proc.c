@@ -6,12 +6,48 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The process groups of the running children, so that a signal which ends sieve ends them
+ * too (each child leads its own group, out of reach of the terminal's Ctrl-C). This is the one
+ * global state of the harness: a signal handler has no other way to find them. Slots are
+ * claimed and released with compare-and-swap; the handler only loads them and calls kill(). */
+#define LIVE_GROUPS 1024
+static _Atomic pid_t live_groups[LIVE_GROUPS];
+
+/* Moves one slot from `from` to `to`: claims a free slot (from 0) or releases one (to 0). With
+ * every slot taken the group goes untracked and only gets end-of-file on its stdin. */
+static void swap_group(pid_t from, pid_t to) {
+  for (size_t i = 0; i < LIVE_GROUPS; i++) {
+    pid_t expected = from;
+    if (atomic_compare_exchange_strong(&live_groups[i], &expected, to))
+      return;
+  }
+}
+
+static void kill_children_and_die(int sig) {
+  for (size_t i = 0; i < LIVE_GROUPS; i++) {
+    pid_t group = atomic_load(&live_groups[i]);
+    if (group > 0)
+      kill(-group, SIGKILL);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void proc_kill_children_on_signals(void) {
+  struct sigaction sa = {.sa_handler = kill_children_and_die};
+  sigemptyset(&sa.sa_mask);
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+    sigaction(signals[i], &sa, NULL);
+}
 
 static long now_ms(void) {
   struct timespec ts;
@@ -54,6 +90,10 @@ proc_status proc_start(proc *p, char **argv, int timeout_ms) {
   p->pid = fork();
   if (p->pid == 0)
     exec_child(in[0], out[1], p->err_fd, argv);
+  if (p->pid > 0) {
+    setpgid(p->pid, p->pid); /* also here, so the group exists before it is tracked */
+    swap_group(0, p->pid);
+  }
   close(in[0]);
   close(out[1]);
   p->to_child = in[1];
@@ -161,6 +201,7 @@ void proc_stop(proc *p, char *how, size_t how_len) {
     } else if (how) {
       describe_exit(status, how, how_len);
     }
+    swap_group(p->pid, 0);
   }
   if (p->err_fd >= 0)
     close(p->err_fd);

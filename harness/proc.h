@@ -31,6 +31,10 @@ typedef struct proc {
   int timeout_ms;
 } proc;
 
+/* Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT kill the process groups of every running child
+ * before sieve ends by that signal; call once, early in main. */
+void proc_kill_children_on_signals(void);
+
 /* Starts argv[0] with argv; stderr goes to a private temporary file. */
 proc_status proc_start(proc *p, char **argv, int timeout_ms);
 

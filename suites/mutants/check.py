@@ -16,11 +16,13 @@ failure.
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -94,6 +96,48 @@ def fakes_report_cleanly(sieve):
         check(f"fake {fake} gets a clean report with {expected} outcomes",
               status == 1 and expected in kinds and "pass" not in kinds - {"pass"}
               and "Traceback" not in err, f"exit {status}, outcomes {kinds}, stderr {err[-200:]}")
+
+
+def processes(parent=None, group=None):
+    """The pids whose parent (or process group) is the one given, from /proc."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent or int(fields[2]) == group:
+            found.append(int(entry))
+    return found
+
+
+def signals_end_children(sieve, signum):
+    """An interrupted run ends its implementation processes: they lead their own process groups,
+    out of reach of the terminal, so sieve must kill them (fakes/hangs.sh never answers)."""
+    p = subprocess.Popen([sieve, "run", "--impl", f"exec:{HERE / 'fakes' / 'hangs.sh'}",
+                          "--suite", "smoke", "--timeout", "600"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    groups = []
+    for _ in range(100):
+        groups = processes(parent=p.pid)  # each child leads its own group
+        if groups and all(processes(group=g) for g in groups):
+            break
+        time.sleep(0.05)
+    members = [m for g in groups for m in processes(group=g)]
+    p.send_signal(signum)
+    p.wait(timeout=30)
+    for _ in range(100):
+        alive = [m for g in groups for m in processes(group=g)]
+        if not alive:
+            break
+        time.sleep(0.05)
+    for g in groups:
+        if alive:
+            os.killpg(g, signal.SIGKILL)
+    name = signal.Signals(signum).name
+    check(f"{name} to sieve run ends its implementation processes and sieve with {name}",
+          members and not alive and p.returncode == -signum,
+          f"processes {members}, still alive {alive}, sieve exit {p.returncode}")
 
 
 def renderings(sieve, mutants):
@@ -328,6 +372,8 @@ def main():
     suite_of = oracle_passes(sieve, mutants, c_adapter, py_adapter)
     mutants_fail(sieve, mutants, suite_of)
     fakes_report_cleanly(sieve)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signals_end_children(sieve, signum)
     renderings(sieve, mutants)
     shards(sieve)
     expectations(sieve, mutants)
