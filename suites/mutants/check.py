@@ -111,11 +111,15 @@ def processes(parent=None, group=None):
     return found
 
 
-def signals_end_children(sieve, signum):
-    """An interrupted run ends its implementation processes: they lead their own process groups,
-    out of reach of the terminal, so sieve must kill them (fakes/hangs.sh never answers)."""
+def signals_end_children(sieve, signum, tmp):
+    """An interrupted run ends its implementation processes (they lead their own process groups,
+    out of reach of the terminal, so sieve must kill them; fakes/hangs.sh never answers) and
+    leaves its --output file as it was."""
+    report = Path(tmp) / "report.json"
+    report.write_text("the previous report\n")
     p = subprocess.Popen([sieve, "run", "--impl", f"exec:{HERE / 'fakes' / 'hangs.sh'}",
-                          "--suite", "smoke", "--timeout", "600"],
+                          "--suite", "smoke", "--timeout", "600", "--format", "json",
+                          "--output", str(report)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     groups = []
     for _ in range(100):
@@ -138,6 +142,9 @@ def signals_end_children(sieve, signum):
     check(f"{name} to sieve run ends its implementation processes and sieve with {name}",
           members and not alive and p.returncode == -signum,
           f"processes {members}, still alive {alive}, sieve exit {p.returncode}")
+    check(f"{name} to sieve run leaves its --output file as it was and no temporary beside it",
+          report.read_text() == "the previous report\n" and os.listdir(tmp) == ["report.json"],
+          f"files {os.listdir(tmp)}")
 
 
 def renderings(sieve, mutants):
@@ -373,7 +380,8 @@ def main():
     mutants_fail(sieve, mutants, suite_of)
     fakes_report_cleanly(sieve)
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signals_end_children(sieve, signum)
+        with tempfile.TemporaryDirectory() as tmp:
+            signals_end_children(sieve, signum, tmp)
     renderings(sieve, mutants)
     shards(sieve)
     expectations(sieve, mutants)
