@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 /* The process groups of the running children, so that a signal which ends sieve ends them
- * too (each child leads its own group, out of reach of the terminal's Ctrl-C). This is the one
- * global state of the harness: a signal handler has no other way to find them. Slots are
+ * too (each child leads its own group, out of reach of the terminal's Ctrl-C). It is global
+ * because a signal handler has no other way to find them. Slots are
  * claimed and released with compare-and-swap; the handler only loads them and calls kill(). */
 #define LIVE_GROUPS 1024
 static _Atomic pid_t live_groups[LIVE_GROUPS];

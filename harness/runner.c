@@ -461,9 +461,9 @@ static void count(run_report *report) {
   for (size_t i = 0; i < report->n_cases; i++) {
     const case_result *r = &report->cases[i];
     report->counts[r->outcome]++;
-    int passed = r->outcome == OUTCOME_PASS;
-    report->unexpected += (size_t)(!passed && sieve_case_unexpected(r));
-    report->now_passing += (size_t)(passed && sieve_case_unexpected(r));
+    int unexpected = sieve_case_unexpected(r), passed = r->outcome == OUTCOME_PASS;
+    report->unexpected += (size_t)(unexpected && !passed);
+    report->now_passing += (size_t)(unexpected && passed);
   }
   size_t ran = report->n_cases - report->counts[OUTCOME_SKIP];
   if (ran > 0 && report->counts[OUTCOME_PASS] == 0)
