@@ -13,6 +13,7 @@ The same sources give byte-identical files: no clocks, no unseeded randomness, o
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -72,19 +73,37 @@ def render_readme(families, cases) -> str:
         "total)"))
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename: a reader sees old or new, whole."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+def atomic_write(files: dict) -> None:
+    """Write {path: text} as a set: every text to a temporary file beside its path, then the
+    renames. A reader sees each file old or new and whole; an interruption (an exception,
+    Ctrl-C, or SIGTERM/SIGHUP through stop_on_signals) before the renames leaves every file as
+    it was, and no temporary file behind."""
+    temporaries = {}
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        for path, text in files.items():
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+            temporaries[path] = tmp
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)
+        for path, tmp in temporaries.items():
+            os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        for tmp in temporaries.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         raise
+
+
+def stop_on_signals() -> None:
+    """SIGTERM and SIGHUP end the program as Ctrl-C does, by an exception, so that the
+    clean-up of atomic_write runs (Python's default for them ends it without clean-up)."""
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
 
 
 # ----------------------------------------------------------------------------- semantic diff
@@ -146,9 +165,9 @@ def write_all(folder: Path, families, cases, previous):
         raise SystemExit(f"make_fixtures: retired ids may not be reused: {sorted(reused)}")
     gone = [c["id"] for c in previous if c["id"] not in new_ids and c["id"] not in retired]
     header = "# Case ids that were removed; they are never used again.\n"
-    atomic_write(folder / RETIRED, header + "".join(f"{i}\n" for i in retired + gone))
-    atomic_write(folder / README, render_readme(families, cases))
-    atomic_write(folder / DATA, render_data(families, cases))
+    atomic_write({folder / RETIRED: header + "".join(f"{i}\n" for i in retired + gone),
+                  folder / README: render_readme(families, cases),
+                  folder / DATA: render_data(families, cases)})
 
 
 # ----------------------------------------------------------------------------- lint
@@ -196,6 +215,7 @@ def lint(folder: Path) -> list:
 
 
 def main():
+    stop_on_signals()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "fixtures")
     ap.add_argument("--check", action="store_true")

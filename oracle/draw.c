@@ -14,20 +14,56 @@
 
 #include "internal.h"
 
-/* probs[i], or exp(probs[i]) when the row holds logprobs. */
-static double prob(const double *row, size_t i, int logs) { return logs ? exp(row[i]) : row[i]; }
+#define CHUNK 512
+
+/* The probabilities of tokens [at, at + n): the row itself, or exp of it in buf. */
+static const double *probs_of(const double *row, size_t at, size_t n, int logs, double *buf) {
+  if (!logs)
+    return row + at;
+  sieve__exp_each(row + at, n, buf);
+  return buf;
+}
 
 static int total_mass(const double *row, size_t vocab, int logs, double *total) {
+  double buf[CHUNK];
   *total = 0.0;
-  for (size_t i = 0; i < vocab; i++) {
-    double p = prob(row, i, logs);
-    if (!(p >= 0.0) || isinf(p))
-      return SIEVE_EPROBS;
-    *total += p;
+  for (size_t at = 0; at < vocab; at += CHUNK) {
+    const size_t n = vocab - at < CHUNK ? vocab - at : CHUNK;
+    const double *p = probs_of(row, at, n, logs, buf);
+    for (size_t i = 0; i < n; i++) {
+      if (!(p[i] >= 0.0) || isinf(p[i]))
+        return SIEVE_EPROBS;
+      if (p[i] > 0.0) /* adding 0 changes nothing; removed tokens are skipped */
+        *total += p[i];
+    }
   }
   if (isinf(*total))
     return SIEVE_EPROBS;
   return *total > 0.0 ? 0 : SIEVE_EZEROMASS;
+}
+
+/* The first token whose cdf is > target, and the margin of that decision. */
+static int find_token(const double *row, size_t vocab, int logs, double target, int64_t *token,
+                      double *margin) {
+  double buf[CHUNK], cdf = 0.0;
+  for (size_t at = 0; at < vocab; at += CHUNK) {
+    const size_t n = vocab - at < CHUNK ? vocab - at : CHUNK;
+    const double *p = probs_of(row, at, n, logs, buf);
+    for (size_t i = 0; i < n; i++) {
+      if (p[i] == 0.0) /* a token of probability 0 is never the first past the target */
+        continue;
+      const double below = cdf;
+      cdf += p[i];
+      if (cdf > target) {
+        *token = (int64_t)(at + i);
+        if (margin)
+          *margin = fmin(target - below, cdf - target);
+        return 0;
+      }
+    }
+  }
+  /* Unreachable: cdf[V-1] == total > target. */
+  return SIEVE_EZEROMASS;
 }
 
 static int draw_row(const double *row, size_t vocab, int logs, double u, int64_t *token,
@@ -40,22 +76,9 @@ static int draw_row(const double *row, size_t vocab, int logs, double u, int64_t
     return SIEVE_EUNIFORM;
   double total;
   int rc = total_mass(row, vocab, logs, &total);
-  if (rc != 0)
-    return rc;
-  const double target = u * total;
-  double cdf = 0.0;
-  for (size_t i = 0; i < vocab; i++) {
-    double below = cdf;
-    cdf += prob(row, i, logs);
-    if (cdf > target) {
-      *token = (int64_t)i;
-      if (margin)
-        *margin = fmin(target - below, cdf - target);
-      return 0;
-    }
-  }
-  /* Unreachable: cdf[V-1] == total > target. */
-  return SIEVE_EZEROMASS;
+  if (rc == 0)
+    rc = find_token(row, vocab, logs, u * total, token, margin);
+  return rc;
 }
 
 int sieve_draw(const double *probs, size_t vocab, double u, int64_t *token, double *margin) {

@@ -5,7 +5,7 @@
  *  0. Engine options first (engine.c); a finite logit is checked for NaN/+inf.
  *  1. scaled_i = logits_i * (float)(1/T) in float32 (seed 000:11: the
  *     reference multiplies by 1/T); p = softmax(scaled) over the whole row in
- *     float64, sums in token order.
+ *     float64, with the oracle's exp and sums in eight token lanes (softmax.c).
  *  2. Rank by p descending; ties keep token order (seed 000:16).
  *  3. Top-p: remove a token when the float64 mass of all better tokens,
  *     summed in rank order, is > top_p (seed 000:17). top_p = 1 removes
@@ -38,41 +38,28 @@ typedef struct filter_work {
   const sieve_rule *rule; /* DeepInfer's, or another engine's (ENGINES.md) */
 } filter_work;
 
+SIEVE__ROW_LOOP
 int sieve__check_logits(const float *logits, size_t vocab) {
   if (vocab == 0 || vocab > SIEVE_VOCAB_MAX)
     return SIEVE_EVOCAB;
-  for (size_t i = 0; i < vocab; i++)
-    if (isnan(logits[i]))
-      return SIEVE_ENAN;
-  for (size_t i = 0; i < vocab; i++)
-    if (isinf(logits[i]) && logits[i] > 0)
-      return SIEVE_EPOSINF;
-  return 0;
+  int nan = 0, pos_inf = 0;
+  for (size_t i = 0; i < vocab; i++) {
+    nan |= isnan(logits[i]);
+    pos_inf |= logits[i] == INFINITY;
+  }
+  return nan ? SIEVE_ENAN : pos_inf ? SIEVE_EPOSINF : 0;
 }
 
 int sieve__scale(float *row, size_t vocab, double temperature, double *max) {
   const float inv_t = (float)(1.0 / temperature);
-  int any_finite = 0;
-  *max = -INFINITY;
-  for (size_t i = 0; i < vocab; i++) {
-    if (isinf(row[i]))
-      continue;
-    row[i] = row[i] * inv_t;
-    if (isinf(row[i]))
-      return SIEVE_EOVERFLOW;
-    any_finite = 1;
-    if (row[i] > *max)
-      *max = row[i];
-  }
-  return any_finite ? 0 : SIEVE_ENOFINITE;
+  int rc = sieve__scaled_max(row, vocab, inv_t, max, NULL);
+  for (size_t i = 0; rc == 0 && i < vocab; i++)
+    row[i] = sieve__scaled(row[i], inv_t);
+  return rc;
 }
 
 static void softmax_and_rank(filter_work *w, size_t vocab) {
-  double total = 0.0;
-  for (size_t i = 0; i < vocab; i++) {
-    w->expd[i] = exp((double)w->scaled[i] - w->max);
-    total += w->expd[i];
-  }
+  const double total = sieve__exp_sum(w->scaled, vocab, 1.0f, w->max, w->expd);
   w->n_ranked = 0;
   for (size_t i = 0; i < vocab; i++)
     if (!isinf(w->scaled[i]))
@@ -123,37 +110,45 @@ static size_t keep_count(const filter_work *w, const sieve_params *p, double *ma
   return top_p_keep(w, k, p->top_p, mass, margin);
 }
 
-/* Step 5: log_softmax over the kept set (the first `kept` ranks); logprobs[] doubles as the
- * kept flag, and the kept total is summed in token order. Shared with the fast path. */
-void sieve__log_softmax_kept(const sieve__ranked *ranked, size_t kept, const float *scaled,
-                             const double *expd, double max, size_t vocab, double *logprobs) {
-  for (size_t i = 0; i < vocab; i++)
-    logprobs[i] = -INFINITY;
-  for (size_t r = 0; r < kept; r++)
-    logprobs[ranked[r].id] = 0.0;
-  double kept_total = 0.0;
-  for (size_t i = 0; i < vocab; i++)
-    if (logprobs[i] == 0.0)
-      kept_total += expd[i];
-  const double log_total = log(kept_total);
-  for (size_t r = 0; r < kept; r++)
-    logprobs[ranked[r].id] = ((double)scaled[ranked[r].id] - max) - log_total;
+/* Step 5: log_softmax over the kept set, the first `kept` ranks. Shared with the fast path. */
+SIEVE__ROW_LOOP
+void sieve__log_softmax_marked(const float *restrict row, float mul, double max,
+                               double log_total, size_t vocab, double *restrict logprobs) {
+  for (size_t i = 0; i < vocab; i++) {
+    const double kept = ((double)sieve__scaled(row[i], mul) - max) - log_total;
+    logprobs[i] = logprobs[i] != 0.0 ? kept : -INFINITY;
+  }
 }
 
-static int describe(const filter_work *w, size_t kept, double topp_margin,
-                    sieve_filter_info *info) {
+static void log_softmax_kept(const filter_work *w, size_t kept, size_t vocab,
+                             double *logprobs) {
+  for (size_t i = 0; i < vocab; i++)
+    logprobs[i] = 0.0;
+  for (size_t r = 0; r < kept; r++)
+    logprobs[w->ranked[r].id] = 1.0;
+  const double log_total = log(sieve__sum_marked(w->expd, logprobs, 1.0, vocab));
+  sieve__log_softmax_marked(w->scaled, 1.0f, w->max, log_total, vocab, logprobs);
+}
+
+/* The kept tokens' probabilities as ranked, summed in token lanes; expd is free by now. */
+static void describe(filter_work *w, size_t kept, size_t vocab, double topp_margin,
+                     sieve_filter_info *info) {
   info->kept = kept;
   info->topp_margin = topp_margin;
   info->cut_gap = kept < w->n_ranked ? w->ranked[kept - 1].key - w->ranked[kept].key : INFINITY;
-  return sieve__kept_mass(w->ranked, kept, &info->kept_mass);
+  for (size_t i = 0; i < vocab; i++)
+    w->expd[i] = 0.0;
+  for (size_t r = 0; r < kept; r++)
+    w->expd[w->ranked[r].id] = w->ranked[r].key;
+  info->kept_mass = sieve__sum(w->expd, vocab);
 }
 
 /* Another engine may rank at T = 1 (temperature after the filters, or greedy); the kept set
  * is then scaled by T here, before its log-softmax. */
 static int rescale(filter_work *w, size_t vocab, double temperature) {
   int rc = sieve__scale(w->scaled, vocab, temperature, &w->max);
-  for (size_t i = 0; rc == 0 && i < vocab; i++)
-    w->expd[i] = exp((double)w->scaled[i] - w->max);
+  if (rc == 0)
+    sieve__exp_sum(w->scaled, vocab, 1.0f, w->max, w->expd);
   return rc;
 }
 
@@ -174,8 +169,10 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
     topp_margin = INFINITY;
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
     return rc;
-  sieve__log_softmax_kept(w->ranked, kept, w->scaled, w->expd, w->max, vocab, logprobs);
-  return info ? describe(w, kept, topp_margin, info) : 0;
+  log_softmax_kept(w, kept, vocab, logprobs);
+  if (info)
+    describe(w, kept, vocab, topp_margin, info);
+  return 0;
 }
 
 int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,

@@ -5,6 +5,7 @@
 #ifndef SIEVE_INTERNAL_H
 #define SIEVE_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,16 +22,47 @@ void sieve__rank(sieve__ranked *items, size_t n);
 /* The same with ties by token id descending (an axis of other engines). */
 void sieve__rank_ties_desc(sieve__ranked *items, size_t n);
 
+/* Row loops are also compiled for AVX-512 and AVX2 and picked when the library loads. Each
+ * version does the same IEEE-754 operations (no contraction), so all give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define SIEVE__ROW_LOOP __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SIEVE__ROW_LOOP
+#endif
+
+/* Step 1 for one logit: logit * mul in float32, where mul = (float)(1/T). A -inf logit stays
+ * -inf, also when mul is 0 (T above about 3e45), where the product would be NaN. */
+static inline float sieve__scaled(float logit, float mul) {
+  return logit == -INFINITY ? logit : logit * mul;
+}
+
+/* exp of float64, the oracle's own (softmax.c). */
+double sieve__exp(double x);
+/* Step 1's exps, out[i] = sieve__exp((double)scaled_i - max) (out may be NULL), and
+ * their total, sieve__sum(out, vocab). */
+double sieve__exp_sum(const float *restrict row, size_t vocab, float mul, double max,
+                      double *restrict out);
+/* out[i] = sieve__exp(x[i]). */
+void sieve__exp_each(const double *restrict x, size_t n, double *restrict out);
+/* The sum of a row in eight token lanes (softmax.c). */
+double sieve__sum(const double *x, size_t n);
+/* The same sum of x[i] / div over the tokens whose mark is not 0 (every token when mark is
+ * NULL); the others add +0.0. */
+double sieve__sum_marked(const double *x, const double *mark, double div, size_t n);
+/* The largest scaled logit over the finite logits, and how many are finite; SIEVE_EOVERFLOW
+ * when a finite logit scales to inf, SIEVE_ENOFINITE when none is finite. */
+int sieve__scaled_max(const float *row, size_t vocab, float mul, double *max,
+                      size_t *n_finite);
+
 /* Step 1 in place: logits times (float)(1/T); the largest result in *max (filter.c). */
 int sieve__scale(float *row, size_t vocab, double temperature, double *max);
 
-/* Step 5 of the filter: log-softmax over the first `kept` ranks, -inf elsewhere (filter.c). */
-void sieve__log_softmax_kept(const sieve__ranked *ranked, size_t kept, const float *scaled,
-                             const double *expd, double max, size_t vocab, double *logprobs);
-
-/* The full-softmax mass of the kept tokens (the first n of a rank order), summed in token
- * order, so that both paths of the filter get the same value. */
-int sieve__kept_mass(const sieve__ranked *kept, size_t n, double *mass);
+/* Step 5 of the filter (filter.c). logprobs[] comes in as the kept marks (1 kept, 0 removed)
+ * and leaves as the log-softmax over the kept tokens, -inf elsewhere; the scaled logits are
+ * sieve__scaled(row[i], mul), and log_total is the log of the kept tokens' exps summed in token lanes. */
+void sieve__log_softmax_marked(const float *restrict row, float mul, double max,
+                               double log_total, size_t vocab, double *restrict logprobs);
 
 /* The fast path of the filter (filter_fast.c): DeepInfer's rule on normalized parameters. */
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,

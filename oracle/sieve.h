@@ -158,7 +158,7 @@ typedef struct sieve_rule {
 /* What the filter decided, with the margins that say how close it was. */
 typedef struct sieve_filter_info {
   size_t kept;        /* tokens with a finite processed logprob */
-  double kept_mass;   /* full-softmax mass of the kept tokens, summed in token order */
+  double kept_mass;   /* full-softmax mass of the kept tokens, summed in token lanes */
   double topp_margin; /* min over ranks of |mass before - top_p|; +inf when top-p is off */
   double cut_gap;     /* p(last kept) - p(first ranked token removed); +inf when none removed */
 } sieve_filter_info;

@@ -120,6 +120,46 @@ Test(fast_path, agrees_with_the_spec_path_on_a_262144_token_row) {
   free(b);
 }
 
+Test(fast_path, agrees_with_the_spec_path_on_rows_of_a_few_tied_levels) {
+  /* The shape of make bench's flat rows: 13 levels 0.25 apart, so every bucket of the
+   * prefix is one tie and top-p cuts deep into it. Cuts at several depths, with top-k. */
+  const size_t v = 151936;
+  float *row = malloc(v * sizeof *row);
+  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
+  rng r = {31};
+  for (size_t i = 0; i < v; i++)
+    row[i] = i % 5003 == 7 ? -INFINITY : 0.25f * (float)(rng_next(&r) % 13);
+  const sieve_params cases[6] = {{0.7, 0.9, 50},   {1.0, 0.95, -1},    {1.0, 0.5, -1},
+                                 {1.0, 1.0, 9000}, {1.3, 0.999, 100000}, {1.0, 0.01, -1}};
+  for (int c = 0; c < 6; c++)
+    same_result(row, v, &cases[c], a, b, (size_t)c);
+  free(row);
+  free(a);
+  free(b);
+}
+
+Test(fast_path, keeps_blacklisted_tokens_removed_when_one_over_t_underflows) {
+  /* Found by fuzz_oracle: at T = 3e144, (float)(1/T) is 0 and -inf * 0 is NaN; a -inf logit
+   * must stay -inf (p = 0, never kept) and the finite ones all scale to 0, as in the spec. */
+  const float row[3] = {0.0f, 4.47e-43f, 3.0f};
+  const int64_t blacklist[2] = {0, 1};
+  const sieve_engine engine = {0, blacklist, 2};
+  const sieve_params p = {3.121749120157552e+144, 6.6e-25, 33555007};
+  double a[4], b[4];
+  sieve_filter_info fa, fb;
+  cr_assert_eq(sieve_filter(row, 3, &p, &engine, a, &fa), 0);
+  cr_assert_eq(sieve_filter_spec(row, 3, &p, &engine, b, &fb), 0);
+  cr_expect_eq(fa.kept, 1);
+  cr_expect_eq(fb.kept, 1);
+  cr_expect(isinf(a[0]) && isinf(a[1]) && same_double(a[2], 0.0));
+  cr_expect_eq(memcmp(a, b, 3 * sizeof *a), 0);
+  const float mixed[4] = {-INFINITY, 2.0f, -1.0f, -INFINITY};
+  const sieve_params all = {1e300, 1.0, -1};
+  cr_assert_eq(sieve_filter(mixed, 4, &all, NULL, a, &fa), 0);
+  cr_expect(isinf(a[0]) && isinf(a[3]) && same_double(a[1], -log(2.0)) &&
+            same_double(a[2], -log(2.0)));
+}
+
 Test(rank, long_arrays_sort_by_key_descending_then_token_id) {
   /* The radix path (over 4096 items in token order) must give the comparison sort's order,
    * negative, infinite and tied keys included. */

@@ -1,6 +1,7 @@
 /*
  * sieve-bench: the oracle's fast path, its spec path and the floor (one pass
- * that reads each logit and sums exp of it in float64) on the grid of
+ * that reads each logit, scales it and sums its exp in float64, with the
+ * oracle's own vectorized exp and sum, oracle/softmax.c) on the grid of
  * oracle/PERFORMANCE.md. Rows are fixture recipes, so harness/bench.py can
  * time generators/reference.py on the very same rows. One JSON line per grid
  * point on stdout: medians in milliseconds per batch. A batch of 32 rows is
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../oracle/internal.h"
 #include "../../oracle/sieve.h"
 #include "../fixture.h"
 
@@ -40,11 +42,7 @@ static double now_ms(void) {
 }
 
 static double floor_pass(const float *row, size_t vocab, double temperature) {
-  const float inv_t = (float)(1.0 / temperature);
-  double total = 0.0;
-  for (size_t i = 0; i < vocab; i++)
-    total += exp((double)(row[i] * inv_t) - 8.0);
-  return total;
+  return sieve__exp_sum(row, vocab, (float)(1.0 / temperature), 8.0, NULL);
 }
 
 static void *run_job(void *arg) {

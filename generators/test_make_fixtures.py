@@ -1,0 +1,80 @@
+"""make fixtures is all-or-nothing: interrupted while writing, it leaves fixtures/ as it was.
+
+Each test runs make_fixtures.py in a child process with --out pointing at a scratch folder
+that holds an older set of files, and interrupts it from inside its own writes (the second
+os.fsync sends the signal to the process itself), so the signal lands after one temporary
+file is complete and before any rename, every time.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NAMES = ("sieve-fixtures.json", "README.md", "retired-ids.txt")
+
+CHILD = """
+import os, signal, sys
+sys.path.insert(0, {here!r})
+import make_fixtures
+real_fsync, calls = os.fsync, []
+def fsync_then_signal(fd):
+    real_fsync(fd)
+    calls.append(fd)
+    if len(calls) == 2:
+        os.kill(os.getpid(), {signum})
+os.fsync = fsync_then_signal
+sys.argv = ["make_fixtures.py", "--out", {out!r}]
+sys.exit(make_fixtures.main())
+"""
+
+
+class Interrupted(unittest.TestCase):
+    def interrupt_with(self, signum):
+        with tempfile.TemporaryDirectory() as out:
+            before = {name: f"# an older {name}\n" for name in NAMES}
+            before[NAMES[0]] = '{"cases": [], "note": "an older set"}\n'
+            for name in NAMES:
+                Path(out, name).write_text(before[name])
+            code = CHILD.format(here=str(HERE), signum=int(signum), out=out)
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  timeout=300)
+            after = {name: Path(out, name).read_text() for name in NAMES}
+            left = sorted(os.listdir(out))
+        return done, before, after, left
+
+    def check(self, signum, want_status):
+        done, before, after, left = self.interrupt_with(signum)
+        self.assertEqual(done.returncode, want_status, done.stderr[-2000:])
+        self.assertEqual(after, before, "an interrupted run changed fixtures/")
+        self.assertEqual(left, sorted(NAMES), "an interrupted run left temporary files")
+
+    def test_sigterm_leaves_every_file_as_it_was_and_no_temporary(self):
+        self.check(signal.SIGTERM, 128 + signal.SIGTERM)
+
+    def test_sighup_leaves_every_file_as_it_was_and_no_temporary(self):
+        self.check(signal.SIGHUP, 128 + signal.SIGHUP)
+
+    def test_ctrl_c_leaves_every_file_as_it_was_and_no_temporary(self):
+        done, before, after, left = self.interrupt_with(signal.SIGINT)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("KeyboardInterrupt", done.stderr)
+        self.assertEqual(after, before)
+        self.assertEqual(left, sorted(NAMES))
+
+    def test_an_uninterrupted_run_replaces_the_three_files(self):
+        with tempfile.TemporaryDirectory() as out:
+            done = subprocess.run([sys.executable, str(HERE / "make_fixtures.py"), "--out", out],
+                                  capture_output=True, text=True, timeout=300)
+            self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+            self.assertEqual(sorted(os.listdir(out)), sorted(NAMES))
+            for name in NAMES:
+                self.assertEqual(oct(os.stat(Path(out, name)).st_mode & 0o777), "0o644")
+
+
+if __name__ == "__main__":
+    unittest.main()
