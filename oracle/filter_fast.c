@@ -3,19 +3,20 @@
  * spec path, without ranking the whole row.
  *
  * Rule: as filter.c, for DeepInfer's rule without force_topk. The scaled
- * logits, exps and totals come from the same functions as in the spec path
- * (softmax.c), so every p is the same double. Instead of sorting every token,
- * a histogram of the probabilities' float64 bit patterns (monotone for
- * non-negative doubles; equal p fall in one bucket) finds the shortest prefix
- * of the rank order that the top-p and top-k decisions need, with at least
- * one token past the cut. Its tokens are placed bucket by bucket, in token
- * order within a bucket; a bucket whose p are not all equal is then sorted in
- * the spec's order. Its running masses (summed in rank order) and margins are
- * the spec path's. The kept set is then every finite token ranked at or
- * before the last kept one: p greater, or p equal and id not greater.
+ * logits, exps and sums come from the same functions and lanes as in the spec
+ * path (softmax.c), so every p and every total is the same double. Instead of
+ * ranking every token, a threshold on e = exp(scaled - max) is lowered (2^-4,
+ * 2^-12, 2^-24, then 0) until the tokens at or above it surely hold more than
+ * top_p of the mass and more than top_k tokens. The threshold is first moved
+ * down to the smallest e with the same p, so the tokens above it are exactly
+ * the first ranks, ties included. Only they are ranked: placed by bucket of p
+ * (in token order within a bucket), each bucket sorted unless its p are all
+ * equal. Their running masses (summed in rank order) and margins are the spec
+ * path's. The kept set is then every finite token ranked at or before the
+ * last kept one, found by comparing e with two thresholds, without dividing.
  * Invariant: same kept set, margins, kept mass and logprobs bit for bit.
- * With top_p = 1 and no top-k cut, nothing is ranked. No copy of the row is
- * made unless the blacklist changes it.
+ * With top_p = 1 and no top-k cut, nothing is ranked and no e is stored. No
+ * copy of the row is made unless the blacklist changes it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@
 
 #include "internal.h"
 
-#define SMALL_ROW 4096 /* rows up to this size are ranked whole */
+#define LANES 8            /* as in softmax.c: sums over a row add token i to lane i % 8 */
+#define SMALL_PREFIX 4096  /* prefixes up to this size are sorted directly */
 #define BUCKET_SHIFT 48
 #define N_BUCKETS (1 << 14) /* p <= 1 has bits <= 0x3FF0 << 48 */
 
@@ -35,9 +37,61 @@ typedef struct fast_work {
   size_t n_finite;       /* tokens that take a rank */
   sieve__ranked *prefix; /* the first n_prefix ranks */
   size_t n_prefix;
-  uint32_t *counts;      /* a histogram of the e: finite tokens per bucket */
-  uint32_t *ends;        /* where each bucket of p ends in the prefix */
 } fast_work;
+
+/* The kept set as a test on e: finite, and p greater than the last kept token's (e at or
+ * above e_greater), or equal to it (e at or above e_equal) with an id not greater. */
+typedef struct kept_test {
+  double e_greater, e_equal;
+  size_t id_last;
+} kept_test;
+
+static inline int is_kept(const kept_test *k, const float *row, const double *expd, size_t i) {
+  const int before = (expd[i] >= k->e_greater) | ((expd[i] >= k->e_equal) & (i <= k->id_last));
+  const int finite = !isinf(row[i]);
+  return finite & before;
+}
+
+/* The smallest e >= 0 with e / total >= p0. Division by total > 0 is monotone, so the tokens
+ * with p >= p0 are exactly those with e at or above it: p is compared without dividing. */
+static double e_at_least(double p0, double total) {
+  double e = p0 * total;
+  while (e / total < p0)
+    e = nextafter(e, INFINITY);
+  while (e > 0.0 && nextafter(e, 0.0) / total >= p0)
+    e = nextafter(e, 0.0);
+  return e;
+}
+
+/* How many tokens have e >= floor > 0, and their e summed (in lanes; an estimate). */
+SIEVE__ROW_LOOP
+static size_t count_above(const double *restrict expd, size_t vocab, double floor,
+                          double *mass) {
+  size_t n[LANES] = {0}, i = 0;
+  double sum[LANES] = {0};
+  for (; i + LANES <= vocab; i += LANES)
+    for (size_t j = 0; j < LANES; j++) {
+      n[j] += expd[i + j] >= floor;
+      sum[j] += expd[i + j] >= floor ? expd[i + j] : 0.0;
+    }
+  for (; i < vocab; i++) {
+    n[0] += expd[i] >= floor;
+    sum[0] += expd[i] >= floor ? expd[i] : 0.0;
+  }
+  *mass = 0.0;
+  for (size_t j = 1; j < LANES; j++) {
+    n[0] += n[j];
+    *mass += sum[j];
+  }
+  *mass += sum[0];
+  return n[0];
+}
+
+/* A threshold on e moved down to the smallest e whose p equals that of the threshold, so that
+ * no token tied with one at or above it is left below it. */
+static double tie_floor(const fast_work *w, double threshold) {
+  return threshold > 0.0 ? e_at_least(threshold / w->total, w->total) : 0.0;
+}
 
 static unsigned bucket_of(double x) {
   uint64_t bits;
@@ -53,37 +107,27 @@ static double bucket_floor(unsigned b) {
   return x;
 }
 
-/* The smallest e >= 0 with e / total >= p0. Division by total > 0 is monotone, so the tokens
- * with p >= p0 are exactly those with e at or above it: p is compared without dividing. */
-static double e_at_least(double p0, double total) {
-  double e = p0 * total;
-  while (e / total < p0)
-    e = nextafter(e, INFINITY);
-  while (e > 0.0 && nextafter(e, 0.0) / total >= p0)
-    e = nextafter(e, 0.0);
-  return e;
-}
-
-static void histogram(fast_work *w, size_t vocab) {
-  memset(w->counts, 0, N_BUCKETS * sizeof *w->counts);
+/* counts[b]: the finite tokens whose e falls in bucket b. */
+static void histogram(const fast_work *w, size_t vocab, uint32_t *counts) {
   for (size_t i = 0; i < vocab; i++)
-    w->counts[bucket_of(w->expd[i])]++;
-  w->counts[0] -= (uint32_t)(vocab - w->n_finite); /* -inf logits have e = 0 */
+    counts[bucket_of(w->expd[i])]++;
+  counts[0] -= (uint32_t)(vocab - w->n_finite); /* -inf logits have e = 0 */
 }
 
 /* The highest bucket such that the buckets from it up surely hold more than `mass` and at
  * least `count` tokens, and then one more non-empty bucket below it. */
-static unsigned lowest_needed(const fast_work *w, double mass, size_t count) {
+static unsigned lowest_needed(const fast_work *w, const uint32_t *counts, double mass,
+                              size_t count) {
   double at_least = 0.0;
   size_t n = 0;
   unsigned b = N_BUCKETS - 1;
   for (;; b--) {
-    at_least += w->counts[b] * bucket_floor(b);
-    n += w->counts[b];
+    at_least += counts[b] * bucket_floor(b);
+    n += counts[b];
     if ((n >= count && at_least / w->total > mass + 1e-9) || b == 0)
       break;
   }
-  while (b > 0 && w->counts[--b] == 0)
+  while (b > 0 && counts[--b] == 0)
     ;
   return b;
 }
@@ -97,33 +141,47 @@ static void rank_bucket(sieve__ranked *items, size_t n) {
     }
 }
 
-/* The finite tokens whose p is at least that of the smallest e of bucket `low`, in the
- * spec's rank order: every token ranked before the last of them is one of them. They are
- * placed bucket by bucket of p (in token order within a bucket), then each bucket is sorted. */
-static int collect(fast_work *w, size_t vocab, unsigned low) {
-  const double e_low = low ? e_at_least(bucket_floor(low) / w->total, w->total) : 0.0;
-  memset(w->ends, 0, N_BUCKETS * sizeof *w->ends);
+/* Places the n tokens with e >= floor (and finite) by bucket of p, in token order within a
+ * bucket (the bit patterns of non-negative doubles order as the values do; equal p share a
+ * bucket), then sorts each bucket: the spec's rank order. */
+static int place_by_buckets(fast_work *w, size_t vocab, double floor, size_t n) {
+  uint32_t *ends = calloc(N_BUCKETS, sizeof *ends);
+  if (!ends)
+    return SIEVE_ENOMEM;
   for (size_t i = 0; i < vocab; i++)
-    if (w->expd[i] >= e_low && !isinf(w->row[i]))
-      w->ends[bucket_of(w->expd[i] / w->total)]++;
-  uint32_t n = 0;
+    if (w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i])))
+      ends[bucket_of(w->expd[i] / w->total)]++;
+  uint32_t at = 0;
   for (unsigned b = N_BUCKETS; b-- > 0;) {
-    uint32_t count = w->ends[b];
-    w->ends[b] = n; /* where the bucket starts, until it is filled */
-    n += count;
+    uint32_t count = ends[b];
+    ends[b] = at; /* where the bucket starts, until it is filled */
+    at += count;
   }
+  for (size_t i = 0; i < vocab; i++)
+    if (w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i]))) {
+      const double p = w->expd[i] / w->total;
+      w->prefix[ends[bucket_of(p)]++] = (sieve__ranked){p, (uint32_t)i};
+    }
+  for (unsigned b = N_BUCKETS, start = 0; b-- > 0; start = ends[b])
+    rank_bucket(w->prefix + start, ends[b] - start);
+  w->n_prefix = n;
+  free(ends);
+  return 0;
+}
+
+/* The n finite tokens with e >= floor (a tie floor), in the spec's rank order. */
+static int collect(fast_work *w, size_t vocab, double floor, size_t n) {
   free(w->prefix);
   w->prefix = malloc((n ? n : 1) * sizeof *w->prefix);
   if (!w->prefix)
     return SIEVE_ENOMEM;
-  for (size_t i = 0; i < vocab; i++)
-    if (w->expd[i] >= e_low && !isinf(w->row[i])) {
-      const double p = w->expd[i] / w->total;
-      w->prefix[w->ends[bucket_of(p)]++] = (sieve__ranked){p, (uint32_t)i};
-    }
-  for (unsigned b = N_BUCKETS, start = 0; b-- > 0; start = w->ends[b])
-    rank_bucket(w->prefix + start, w->ends[b] - start);
-  w->n_prefix = n;
+  if (n > SMALL_PREFIX)
+    return place_by_buckets(w, vocab, floor, n);
+  w->n_prefix = 0;
+  for (size_t i = 0; i < vocab; i++) /* e >= floor > 0 implies a finite logit */
+    if (w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i])))
+      w->prefix[w->n_prefix++] = (sieve__ranked){w->expd[i] / w->total, (uint32_t)i};
+  sieve__rank(w->prefix, n);
   return 0;
 }
 
@@ -146,38 +204,71 @@ static size_t top_p_prefix(const fast_work *w, double top_p, double *margin, int
   return w->n_finite;
 }
 
-/* Ranks the prefix the decisions need: the kept count and the top-p margin. */
+/* Ranks the n tokens at or above `floor` and decides on them; 1 when they were enough. */
+static int decide_on(fast_work *w, size_t vocab, const sieve_params *p, double floor, size_t n,
+                     size_t *kept, double *margin) {
+  if (collect(w, vocab, floor, n) != 0)
+    return SIEVE_ENOMEM;
+  int complete;
+  *kept = top_p_prefix(w, p->top_p, margin, &complete);
+  if (p->top_k != -1 && (uint64_t)p->top_k < *kept)
+    *kept = (size_t)p->top_k;
+  return complete && (*kept < w->n_prefix || w->n_prefix == w->n_finite);
+}
+
+/* The kept count and the top-p margin. First the tokens with e >= 2^-4 (of the largest e),
+ * which on a peaked row usually suffice; else a histogram of e picks the buckets needed. */
 static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept,
                   double *margin) {
   size_t need = p->top_k == -1 || (uint64_t)p->top_k >= w->n_finite ? 0 : (size_t)p->top_k + 1;
-  double mass = p->top_p < 1.0 ? p->top_p : -1.0;
-  histogram(w, vocab);
-  unsigned low = vocab > SMALL_ROW ? lowest_needed(w, mass, need) : 0;
+  double mass = p->top_p < 1.0 ? p->top_p : -1.0, sum;
+  const double quick = tie_floor(w, 0x1p-4);
+  const size_t n_quick = count_above(w->expd, vocab, quick, &sum);
+  int rc = 0;
+  if (n_quick >= need && sum / w->total > mass + 1e-9)
+    rc = decide_on(w, vocab, p, quick, n_quick, kept, margin);
+  if (rc != 0)
+    return rc < 0 ? rc : 0;
+  uint32_t *counts = calloc(N_BUCKETS, sizeof *counts);
+  if (!counts)
+    return SIEVE_ENOMEM;
+  histogram(w, vocab, counts);
+  unsigned low = vocab > SMALL_PREFIX ? lowest_needed(w, counts, mass, need) : 0;
   for (;;) {
-    if (collect(w, vocab, low) != 0)
-      return SIEVE_ENOMEM;
-    int complete;
-    *kept = top_p_prefix(w, p->top_p, margin, &complete);
-    if (p->top_k != -1 && (uint64_t)p->top_k < *kept)
-      *kept = (size_t)p->top_k;
-    if (complete && (*kept < w->n_prefix || w->n_prefix == w->n_finite))
-      return 0;
-    while (low > 0 && w->counts[--low] == 0) /* rare: take one more bucket */
+    const double floor = tie_floor(w, bucket_floor(low));
+    const size_t n = floor > 0.0 ? count_above(w->expd, vocab, floor, &sum) : w->n_finite;
+    if ((rc = decide_on(w, vocab, p, floor, n, kept, margin)) != 0)
+      break;
+    while (low > 0 && counts[--low] == 0) /* rare: take one more bucket */
       ;
   }
+  free(counts);
+  return rc < 0 ? rc : 0;
 }
 
-/* Marks the kept tokens in marks[] (1 kept, 0 removed): the finite tokens ranked at or before
- * the last kept one, whose p is greater (e >= e_greater) or equal (e >= e_equal) and id not
- * greater. */
+/* The kept tokens' e (div 1) or p (div total), summed in token lanes as sieve__sum_marked
+ * sums them in the spec path. */
 SIEVE__ROW_LOOP
-static void mark_kept(const float *restrict row, const double *restrict expd, size_t vocab,
-                      double e_greater, double e_equal, size_t id_last,
-                      double *restrict marks) {
+static double kept_sum(const kept_test *k, const float *restrict row,
+                       const double *restrict expd, double div, size_t vocab) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= vocab; i += LANES)
+    for (size_t j = 0; j < LANES; j++)
+      acc[j] += is_kept(k, row, expd, i + j) ? expd[i + j] / div : 0.0;
+  for (; i < vocab; i++)
+    acc[i % LANES] += is_kept(k, row, expd, i) ? expd[i] / div : 0.0;
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+/* Step 5 over the kept set, as sieve__log_softmax_marked. */
+SIEVE__ROW_LOOP
+static void output_kept(const kept_test *k, const float *restrict row, float mul,
+                        const double *restrict expd, double max, double log_total, size_t vocab,
+                        double *restrict logprobs) {
   for (size_t i = 0; i < vocab; i++) {
-    const int finite = !isinf(row[i]);
-    const int before = (expd[i] >= e_greater) | ((expd[i] >= e_equal) & (i <= id_last));
-    marks[i] = (finite & before) ? 1.0 : 0.0;
+    const double kept = ((double)sieve__scaled(row[i], mul) - max) - log_total;
+    logprobs[i] = is_kept(k, row, expd, i) ? kept : -INFINITY;
   }
 }
 
@@ -191,18 +282,17 @@ static void output_all(const float *restrict row, float mul, double max, double 
   }
 }
 
-static int output_cut(fast_work *w, size_t vocab, size_t kept, double *logprobs,
-                      sieve_filter_info *info) {
+static void output_cut(fast_work *w, size_t vocab, size_t kept, double *logprobs,
+                       sieve_filter_info *info) {
   const sieve__ranked last = w->prefix[kept - 1];
-  mark_kept(w->row, w->expd, vocab, e_at_least(nextafter(last.key, INFINITY), w->total),
-            e_at_least(last.key, w->total), last.id, logprobs);
+  const kept_test k = {e_at_least(nextafter(last.key, INFINITY), w->total),
+                       e_at_least(last.key, w->total), last.id};
   if (info) {
     info->cut_gap = kept < w->n_finite ? last.key - w->prefix[kept].key : INFINITY;
-    info->kept_mass = sieve__sum_marked(w->expd, logprobs, w->total, vocab);
+    info->kept_mass = kept_sum(&k, w->row, w->expd, w->total, vocab);
   }
-  const double log_total = log(sieve__sum_marked(w->expd, logprobs, 1.0, vocab));
-  sieve__log_softmax_marked(w->row, w->mul, w->max, log_total, vocab, logprobs);
-  return 0;
+  const double log_total = log(kept_sum(&k, w->row, w->expd, 1.0, vocab));
+  output_kept(&k, w->row, w->mul, w->expd, w->max, log_total, vocab, logprobs);
 }
 
 static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *logprobs,
@@ -218,8 +308,10 @@ static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *l
     return rc;
   if (info)
     *info = (sieve_filter_info){kept, 0.0, margin, INFINITY};
-  if (cut)
-    return output_cut(w, vocab, kept, logprobs, info);
+  if (cut) {
+    output_cut(w, vocab, kept, logprobs, info);
+    return 0;
+  }
   if (info) /* every finite token is kept; the others have e = 0 */
     info->kept_mass = sieve__sum_marked(w->expd, NULL, w->total, vocab);
   output_all(w->row, w->mul, w->max, log(w->total), vocab, logprobs);
@@ -250,16 +342,12 @@ int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
     goto fail;
   w.mul = (float)(1.0 / p->temperature);
   w.expd = malloc(vocab * sizeof *w.expd);
-  w.counts = malloc(2 * N_BUCKETS * sizeof *w.counts);
   rc = SIEVE_ENOMEM;
-  if (!w.expd || !w.counts)
-    goto fail;
-  w.ends = w.counts + N_BUCKETS;
-  rc = fast_row(&w, vocab, p, logprobs, info);
+  if (w.expd)
+    rc = fast_row(&w, vocab, p, logprobs, info);
 fail:
   free(copy);
   free(w.expd);
   free(w.prefix);
-  free(w.counts);
   return rc;
 }

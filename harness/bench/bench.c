@@ -8,6 +8,7 @@
  * split over two threads (both cores); a batch of 1 runs on one.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -107,6 +108,14 @@ static float *recipe_row(size_t vocab, int shape, int index) {
 }
 
 int main(int argc, char **argv) {
+  /* glibc moves its mmap and trim thresholds as blocks are freed; with rows of this size, a
+   * process whose allocations alternate as these do can pay a page fault on every page of
+   * every call (600,000 faults in one run over the grid). Fixed thresholds, as a long-running
+   * caller may set them, keep the pages; oracle/PERFORMANCE.md gives the figures without. */
+  if (!getenv("SIEVE_BENCH_DEFAULT_MALLOC")) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  }
   int reps = argc > 1 ? atoi(argv[1]) : 5;
   reps = reps < 1 ? 1 : reps > 15 ? 15 : reps;
   for (size_t vi = 0; vi < sizeof vocabs / sizeof vocabs[0]; vi++)
