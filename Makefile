@@ -55,6 +55,8 @@ MUTANTS := ge-boundary topk-first-renormalized reversed-ties cdf-probability-ord
   raw-logprobs temperature-after-filters divide-by-temperature t0-argmax topk-keeps-ties \
   topp-inclusive-cumsum topk-zero-is-off mix-with-increment draw-ge blacklist-after-force-topk
 MUTANT_LIBS := $(BUILD)/mutants/libport-faithful.so $(patsubst %,$(BUILD)/mutants/lib%.so,$(MUTANTS))
+BROKEN := no-symbol null-table wrong-abi unknown-code segfault half-row vocab-error bad-token
+BROKEN_LIBS := $(patsubst %,$(BUILD)/mutants/libbroken-%.so,$(BROKEN))
 C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
 BENCH := $(BUILD)/sieve-bench
 
@@ -102,7 +104,7 @@ $(LIB_SO): $(ORACLE_OBJ)
 $(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
-mutants: $(MUTANT_LIBS)
+mutants: $(MUTANT_LIBS) $(BROKEN_LIBS)
 
 $(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -116,6 +118,11 @@ $(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_im
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DMUTANT_$(shell echo $* | tr a-z- A-Z_) -DMUTANT_NAME='"$*"' -o $@ $< $(LDLIBS)
 
+# Libraries that break the implementation ABI one way each (suites/mutants/broken_lib.c).
+$(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/harness/sieve_impl.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared $(LDSAN) -DBROKEN_$(shell echo $* | tr a-z- A-Z_) -o $@ $< $(LIB_A) $(LDLIBS)
+
 $(BENCH): $(call obj,$(ROOT)/harness/bench/bench.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
@@ -124,7 +131,7 @@ $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 
 # The suites (the fixtures among them), the oracle against generators/reference.py, then the
 # harness against the oracle, the mutants and the fakes.
-test: all $(TESTS) $(MUTANT_LIBS) $(C_ADAPTER) $(FUZZ_BINS)
+test: all $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
 	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000

@@ -192,7 +192,12 @@ void proc_stop(proc *p, char *how, size_t how_len) {
     close(p->from_child);
   if (p->pid > 0) {
     int status = 0;
-    if (waitpid(p->pid, &status, WNOHANG) == 0) {
+    /* A child that is ending already (its output closed, its input now too) gets 100 ms to
+     * do so, so that the report says how it ended rather than that it was killed. */
+    pid_t ended = 0;
+    for (int waited = 0; (ended = waitpid(p->pid, &status, WNOHANG)) == 0 && waited < 20; waited++)
+      nanosleep(&(struct timespec){0, 5000000}, NULL);
+    if (ended == 0) {
       kill(-p->pid, SIGKILL);
       kill(p->pid, SIGKILL);
       waitpid(p->pid, &status, 0);

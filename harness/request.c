@@ -54,7 +54,11 @@ int req_fail_code(req_error *e, int code, const char *path) {
       kind = code_kinds[i].kind;
       field = code_kinds[i].field;
     }
-  req_fail(e, kind, field, "%s%s%s", path, *path ? ": " : "", sieve_strerror(code));
+  if (strcmp(sieve_err_name(code), "SIEVE_UNKNOWN") == 0) /* only a library under test */
+    req_fail(e, kind, field, "%s%sthe implementation returned %d, which is no SIEVE_E* code "
+             "(harness/sieve_impl.h)", path, *path ? ": " : "", code);
+  else
+    req_fail(e, kind, field, "%s%s%s", path, *path ? ": " : "", sieve_strerror(code));
   e->code = sieve_err_name(code);
   return -1;
 }

@@ -151,6 +151,8 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
       req_logits(req_get(row, "logits"), field, &logits, &vocab, e) != 0)
     goto fail;
   logprobs = malloc((vocab ? vocab : 1) * sizeof *logprobs);
+  for (size_t i = 0; logprobs && i < vocab; i++)
+    logprobs[i] = NAN; /* what a library leaves unwritten is answered as "nan", a failure */
   int code = logprobs ? backend_filter(target, logits, vocab, &params, engine, logprobs, &info,
                                        &has_info)
                       : SIEVE_ENOMEM;
@@ -394,6 +396,8 @@ static int sample_each(const cJSON *row, const char *path, const sieve_engine *e
     goto fail;
   }
   top = malloc(((size_t)n_top ? (size_t)n_top : 1) * sizeof *top);
+  for (int64_t i = 0; top && i < n_top; i++)
+    top[i] = (sieve_top_entry){-1, NAN}; /* as logprobs in filter_row */
   sieve_sample_result result = {0};
   int has_extras = 0;
   int code = top ? backend_sample(setup->target, logits, vocab, &params, engine, &key,

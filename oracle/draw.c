@@ -16,25 +16,37 @@
 
 #define CHUNK 512
 
-/* The probabilities of tokens [at, at + n): the row itself, or exp of it in buf. */
-static const double *probs_of(const double *row, size_t at, size_t n, int logs, double *buf) {
-  if (!logs)
-    return row + at;
-  sieve__exp_each(row + at, n, buf);
-  return buf;
+/* The tokens of [at, at + n) that can carry probability, with it: every token of a row of
+ * probabilities; for a row of processed logprobs only the kept ones (logprob not -inf; the
+ * removed add 0 to the cdf), so the cdf's sums run over the kept set alone. */
+typedef struct chunk {
+  size_t n;
+  uint32_t offset[CHUNK];
+  double logprob[CHUNK], prob[CHUNK];
+} chunk;
+
+static void load(const double *row, size_t at, size_t n, int logs, chunk *c) {
+  c->n = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!logs || row[at + i] != -INFINITY) {
+      c->offset[c->n] = (uint32_t)i;
+      c->logprob[c->n] = c->prob[c->n] = row[at + i];
+      c->n++;
+    }
+  if (logs)
+    sieve__exp_each(c->logprob, c->n, c->prob);
 }
 
 static int total_mass(const double *row, size_t vocab, int logs, double *total) {
-  double buf[CHUNK];
+  chunk c;
   *total = 0.0;
   for (size_t at = 0; at < vocab; at += CHUNK) {
-    const size_t n = vocab - at < CHUNK ? vocab - at : CHUNK;
-    const double *p = probs_of(row, at, n, logs, buf);
-    for (size_t i = 0; i < n; i++) {
-      if (!(p[i] >= 0.0) || isinf(p[i]))
+    load(row, at, vocab - at < CHUNK ? vocab - at : CHUNK, logs, &c);
+    for (size_t j = 0; j < c.n; j++) {
+      if (!(c.prob[j] >= 0.0) || isinf(c.prob[j]))
         return SIEVE_EPROBS;
-      if (p[i] > 0.0) /* adding 0 changes nothing; removed tokens are skipped */
-        *total += p[i];
+      if (c.prob[j] > 0.0) /* adding 0 changes nothing */
+        *total += c.prob[j];
     }
   }
   if (isinf(*total))
@@ -45,17 +57,17 @@ static int total_mass(const double *row, size_t vocab, int logs, double *total) 
 /* The first token whose cdf is > target, and the margin of that decision. */
 static int find_token(const double *row, size_t vocab, int logs, double target, int64_t *token,
                       double *margin) {
-  double buf[CHUNK], cdf = 0.0;
+  chunk c;
+  double cdf = 0.0;
   for (size_t at = 0; at < vocab; at += CHUNK) {
-    const size_t n = vocab - at < CHUNK ? vocab - at : CHUNK;
-    const double *p = probs_of(row, at, n, logs, buf);
-    for (size_t i = 0; i < n; i++) {
-      if (p[i] == 0.0) /* a token of probability 0 is never the first past the target */
+    load(row, at, vocab - at < CHUNK ? vocab - at : CHUNK, logs, &c);
+    for (size_t j = 0; j < c.n; j++) {
+      if (c.prob[j] == 0.0) /* a token of probability 0 is never the first past the target */
         continue;
       const double below = cdf;
-      cdf += p[i];
+      cdf += c.prob[j];
       if (cdf > target) {
-        *token = (int64_t)(at + i);
+        *token = (int64_t)(at + c.offset[j]);
         if (margin)
           *margin = fmin(target - below, cdf - target);
         return 0;

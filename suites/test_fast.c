@@ -4,7 +4,8 @@
  * (the large ones take the histogram), normal, peaked, tied, flat, -inf holes,
  * extreme temperatures, and blocks of 2^k equal logits whose top-p boundaries
  * are exact. Kept sets, margins, kept mass and every logprob
- * must be the same bit for bit, and so must the token each draws.
+ * must be the same bit for bit; the draw on the logprobs (which reads only
+ * the kept entries) must pick what sieve_draw picks on their exps.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,17 @@ static void same_result(const float *row, size_t v, const sieve_params *p, doubl
                 same_double(fa.kept_mass, fb.kept_mass),
             "row %zu: margins or kept mass differ", n);
   cr_assert_eq(memcmp(a, b, v * sizeof *a), 0, "row %zu: logprobs differ", n);
+  /* The draw reads only the kept entries of a logprob row; on the probabilities exp(logprob)
+   * of every entry, sieve_draw must pick the same token with the same margin. */
+  const double u = (double)((uint64_t)n * 0x9E3779B97F4A7C15ULL >> 11) * 0x1p-53;
+  for (size_t i = 0; i < v; i++)
+    b[i] = sieve__exp(a[i]);
+  int64_t ta, tb;
+  double ma, mb;
+  int da = sieve__draw_logprobs(a, v, u, &ta, &ma), db = sieve_draw(b, v, u, &tb, &mb);
+  cr_assert_eq(da, db, "row %zu: draw status %d, %d", n, da, db);
+  cr_assert(da != 0 || (ta == tb && same_double(ma, mb)), "row %zu: drew %lld and %lld", n,
+            (long long)ta, (long long)tb);
 }
 
 ParameterizedTestParameters(fast_path, gives_the_spec_paths_results_bit_for_bit) {

@@ -48,9 +48,10 @@ def torch_ms(rows, params, reps):
     return statistics.median(times)
 
 
-def c_grid(build, reps):
+def c_grid(build, reps, default_malloc=False):
+    env = dict(os.environ, SIEVE_BENCH_DEFAULT_MALLOC="1") if default_malloc else None
     out = subprocess.run([str(build / "sieve-bench"), str(reps)], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, env=env).stdout
     return [json.loads(line) for line in out.splitlines()]
 
 
@@ -92,9 +93,11 @@ def main():
                                for i in range(BATCH)]
         rows = rows_cache[key][:point["batch"]]
         params = ref.Params(point["temperature"], point["top_p"], point["top_k"])
-        point["torch_ms"] = torch_ms(rows, params, 3 if point["batch"] == 1 else 1)
+        point["torch_ms"] = torch_ms(rows, params, 5 if point["batch"] == 1 else 1)
         point["fast_over_floor"] = point["fast_ms"] / point["floor_ms"]
         point["torch_over_fast"] = point["torch_ms"] / point["fast_ms"]
+    for point, plain in zip(grid, c_grid(args.build, args.reps, default_malloc=True)):
+        point["fast_default_malloc_ms"] = plain["fast_ms"]
     report = {"machine": machine(), "command": "make bench", "grid": grid,
               "harness": harness_overhead(args.build)}
     print(f"{'V':>7} {'shape':>6} {'T/top_p/top_k':>15} {'batch':>5} {'fast ms':>9} "
@@ -109,13 +112,39 @@ def main():
     print(f"median torch/fast {statistics.median(ratios):.1f}; "
           f"median fast/floor {statistics.median(floors):.2f}; "
           f"rows over 3x the floor: {sum(f > 3 for f in floors)} of {len(floors)}")
+    plain = [p["torch_ms"] / p["fast_default_malloc_ms"] for p in grid]
+    plain_floors = [p["fast_default_malloc_ms"] / p["floor_ms"] for p in grid]
+    print(f"with glibc's default malloc thresholds: median torch/fast {statistics.median(plain):.1f}; "
+          f"rows over 3x the floor: {sum(f > 3 for f in plain_floors)} of {len(plain_floors)}")
     print(f"harness: {report['harness']}")
-    out = args.build / "bench.json"
-    fd, tmp = tempfile.mkstemp(dir=args.build, prefix=".bench.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(report, f, indent=1)
-    os.replace(tmp, out)
-    print(f"bench: wrote {out}")
+    write(args.build / "bench.json", json.dumps(report, indent=1))
+    write(args.build / "bench.md", markdown(grid))
+    print(f"bench: wrote {args.build / 'bench.json'} and {args.build / 'bench.md'}")
+
+
+def markdown(grid):
+    """The grid as the table of oracle/PERFORMANCE.md."""
+    lines = ["| V | shape | T / top_p / top_k | batch | fast | spec | floor | PyTorch | "
+             "fast/floor | PyTorch/fast | fast, default malloc |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for p in grid:
+        lines.append(f"| {p['v']} | {p['shape']} | {p['temperature']:g} / {p['top_p']:g} / "
+                     f"{p['top_k']} | {p['batch']} | {p['fast_ms']:.3f} | {p['spec_ms']:.2f} | "
+                     f"{p['floor_ms']:.3f} | {p['torch_ms']:.1f} | {p['fast_over_floor']:.2f} | "
+                     f"{p['torch_over_fast']:.1f} | {p['fast_default_malloc_ms']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(path, text):
+    """Whole or nothing: a temporary file beside `path`, then a rename."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 if __name__ == "__main__":

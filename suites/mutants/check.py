@@ -6,7 +6,8 @@
   adapter), and so do the faithful port and the Python adapter (on the ops it offers); every
   mutant of catalogue.json fails, on the cases the catalogue names.
 - Every fake implementation (crash, hang, garbage, wrong lengths, NaN, stale answers, ...) gets
-  a clean report: exit status 1, a report that parses, the outcomes it should get.
+  a clean report: exit status 1, a report that parses, the outcomes it should get; so does every
+  library of broken_lib.c, which breaks the shared-library ABI, with a detail naming the problem.
 - JUnit is well-formed XML, TAP counts its cases, shards partition the run, expectation files
   turn failures into expected ones and fail on a case that now passes, usage errors exit 2.
 
@@ -96,6 +97,39 @@ def fakes_report_cleanly(sieve):
         check(f"fake {fake} gets a clean report with {expected} outcomes",
               status == 1 and expected in kinds and "pass" not in kinds - {"pass"}
               and "Traceback" not in err, f"exit {status}, outcomes {kinds}, stderr {err[-200:]}")
+
+
+# Libraries that break the ABI (broken_lib.c): the outcome each case of theirs gets that the
+# oracle passes, and words its detail must hold.
+BROKEN = {
+    "no-symbol": ("crash", "does not export sieve_impl_get()"),
+    "null-table": ("crash", "does not export sieve_impl_get()"),
+    "wrong-abi": ("crash", "of ABI 1"),
+    "unknown-code": ("error", "returned 7, which is no SIEVE_E* code"),
+    "segfault": ("crash", "killed by signal 11"),
+    "half-row": ("fail", "got a non-number"),
+    "vocab-error": ("error", "the vocabulary size must be"),
+    "bad-token": ("fail", "rows[0].token"),
+}
+
+
+def broken_libraries(sieve, mutants):
+    for name, (outcome, words) in BROKEN.items():
+        lib = f"{mutants}/libbroken-{name}.so"
+        status, report, err = run(sieve, f"lib:{lib}", "--suite", "smoke", "--timeout", "5")
+        cases = report["cases"] if report else []
+        hit = [c for c in cases if c["outcome"] == outcome and words in c["detail"]]
+        wrong = [c["id"] for c in cases if c["outcome"] not in ("pass", "skip", outcome)]
+        check(f"lib:{Path(lib).name} gets a clean report: {outcome}, \"{words}\"",
+              status == 1 and hit and not wrong and "ERROR: AddressSanitizer" not in err,
+              f"exit {status}, {len(hit)} cases with it, other outcomes {wrong[:3]}, "
+              f"stderr {err[-300:]}")
+    status, report, err = run(sieve, "lib:/nonexistent/libsampler.so", "--suite", "smoke")
+    details = {c["detail"] for c in report["cases"]} if report else set()
+    check("lib: of a missing file crashes every case, naming the file and why",
+          status == 1 and details and all("cannot load /nonexistent/libsampler.so" in d and
+                                          "No such file" in d for d in details),
+          f"exit {status}, details {list(details)[:1]}, stderr {err[-200:]}")
 
 
 def processes(parent=None, group=None):
@@ -379,6 +413,7 @@ def main():
     suite_of = oracle_passes(sieve, mutants, c_adapter, py_adapter)
     mutants_fail(sieve, mutants, suite_of)
     fakes_report_cleanly(sieve)
+    broken_libraries(sieve, mutants)
     for signum in (signal.SIGINT, signal.SIGTERM):
         with tempfile.TemporaryDirectory() as tmp:
             signals_end_children(sieve, signum, tmp)
