@@ -129,7 +129,8 @@ def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine()) 
     if not bool(finite.any()):
         raise _logits_error("SIEVE_ENOFINITE")
     # Step 1 (000:11, fused_sample.py:209): a float32 multiply by 1/T, then softmax in float64.
-    scaled = x * (1.0 / p.temperature)
+    # A -inf logit stays -inf, also where 1/T rounds to 0 in float32 (SPEC.md).
+    scaled = torch.where(finite, x * (1.0 / p.temperature), x)
     if bool(torch.isinf(scaled[finite]).any()):
         raise _logits_error("SIEVE_EOVERFLOW")
     s64 = scaled.to(torch.float64)

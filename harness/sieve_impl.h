@@ -9,7 +9,9 @@
  * lib:PATH.so` loads it in a child process (`sieve serve --lib PATH.so`), so a crash of the
  * library is a reported result, never the harness's death. Types come from oracle/sieve.h;
  * every op returns 0 or a negative SIEVE_E* code, which the protocol reports as the matching
- * error kind and field (harness/PROTOCOL.md). Buffers belong to the caller.
+ * error kind and field (harness/PROTOCOL.md); any other code is reported as an error that
+ * names it. Buffers belong to the caller; `sieve serve` fills them with NaN first, so an entry
+ * the library leaves unwritten is answered as "nan", a failure.
  */
 #ifndef SIEVE_IMPL_H
 #define SIEVE_IMPL_H

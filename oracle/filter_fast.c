@@ -35,8 +35,9 @@ typedef struct fast_work {
   double *expd;          /* e_i = exp(scaled_i - max), so p_i = e_i / total */
   double total, max;
   size_t n_finite;       /* tokens that take a rank */
-  sieve__ranked *prefix; /* the first n_prefix ranks */
+  sieve__ranked *prefix; /* the first n_prefix ranks: the finite tokens with e >= floor */
   size_t n_prefix;
+  double floor;
 } fast_work;
 
 /* The kept set as a test on e: finite, and p greater than the last kept token's (e at or
@@ -171,6 +172,7 @@ static int place_by_buckets(fast_work *w, size_t vocab, double floor, size_t n) 
 
 /* The n finite tokens with e >= floor (a tie floor), in the spec's rank order. */
 static int collect(fast_work *w, size_t vocab, double floor, size_t n) {
+  w->floor = floor;
   free(w->prefix);
   w->prefix = malloc((n ? n : 1) * sizeof *w->prefix);
   if (!w->prefix)
@@ -193,14 +195,17 @@ static size_t top_p_prefix(const fast_work *w, double top_p, double *margin, int
   if (top_p >= 1.0)
     return w->n_finite;
   double mass_before = w->prefix[0].key;
-  for (size_t r = 1; r < w->n_prefix; r++) {
+  for (size_t r = 1; r < w->n_finite; r++) {
     const double distance = fabs(mass_before - top_p);
     *margin = distance < *margin ? distance : *margin;
     if (mass_before > top_p)
       return r;
+    if (r == w->n_prefix) { /* the next step needs the p of a token past the prefix */
+      *complete = 0;
+      return w->n_finite;
+    }
     mass_before += w->prefix[r].key;
   }
-  *complete = w->n_prefix == w->n_finite;
   return w->n_finite;
 }
 
@@ -213,7 +218,7 @@ static int decide_on(fast_work *w, size_t vocab, const sieve_params *p, double f
   *kept = top_p_prefix(w, p->top_p, margin, &complete);
   if (p->top_k != -1 && (uint64_t)p->top_k < *kept)
     *kept = (size_t)p->top_k;
-  return complete && (*kept < w->n_prefix || w->n_prefix == w->n_finite);
+  return complete && *kept <= w->n_prefix;
 }
 
 /* The kept count and the top-p margin. First the tokens with e >= 2^-4 (of the largest e),
@@ -282,13 +287,38 @@ static void output_all(const float *restrict row, float mul, double max, double 
   }
 }
 
+/* The largest e of a finite token below `floor` (0 if none): that of the first rank past a
+ * prefix, whose p is then that e / total, division being monotone. */
+SIEVE__ROW_LOOP
+static double largest_below(const float *restrict row, const double *restrict expd,
+                            size_t vocab, double floor) {
+  uint64_t best = 0; /* the bits of non-negative doubles order as their values */
+  for (size_t i = 0; i < vocab; i++) {
+    uint64_t bits;
+    memcpy(&bits, &expd[i], sizeof bits);
+    const int below = (expd[i] < floor) & !isinf(row[i]);
+    bits = below ? bits : 0;
+    best = bits > best ? bits : best;
+  }
+  double e;
+  memcpy(&e, &best, sizeof e);
+  return e;
+}
+
+/* The p of the first rank past the kept ones (kept < n_finite). */
+static double next_p(const fast_work *w, size_t vocab, size_t kept) {
+  if (kept < w->n_prefix)
+    return w->prefix[kept].key;
+  return largest_below(w->row, w->expd, vocab, w->floor) / w->total;
+}
+
 static void output_cut(fast_work *w, size_t vocab, size_t kept, double *logprobs,
                        sieve_filter_info *info) {
   const sieve__ranked last = w->prefix[kept - 1];
   const kept_test k = {e_at_least(nextafter(last.key, INFINITY), w->total),
                        e_at_least(last.key, w->total), last.id};
   if (info) {
-    info->cut_gap = kept < w->n_finite ? last.key - w->prefix[kept].key : INFINITY;
+    info->cut_gap = kept < w->n_finite ? last.key - next_p(w, vocab, kept) : INFINITY;
     info->kept_mass = kept_sum(&k, w->row, w->expd, w->total, vocab);
   }
   const double log_total = log(kept_sum(&k, w->row, w->expd, 1.0, vocab));
