@@ -1,16 +1,24 @@
 /* Loading golden fixtures; see fixture.h. */
 #include "fixture.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../oracle/sieve.h"
 #include "check.h"
 
+/* The whole file, NUL-terminated; NULL with errno set when it cannot be read. */
 static char *read_file(const char *path, size_t *len) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   if (!f)
     return NULL;
@@ -22,7 +30,9 @@ static char *read_file(const char *path, size_t *len) {
     free(data);
     data = NULL;
   }
+  const int saved = errno; /* fclose must not hide why the read failed */
   fclose(f);
+  errno = saved;
   if (data) {
     data[size] = '\0';
     *len = (size_t)size;
@@ -35,7 +45,7 @@ int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t
   char *text = read_file(path, &len);
   *out = (sieve_fixtures){0};
   if (!text) {
-    snprintf(err, err_len, "%s: cannot read the fixture file", path);
+    snprintf(err, err_len, "%s: cannot read the fixture file: %s", path, strerror(errno));
     return -1;
   }
   int rc = sieve_fixtures_parse(text, len, out, err, err_len);

@@ -2,7 +2,9 @@
 #define _DEFAULT_SOURCE
 #include "outfile.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +33,34 @@ FILE *outfile_open(outfile *o, const char *path) {
     unlink(o->tmp);
   }
   return o->f;
+}
+
+int outfile_check(const char *path, char *why, size_t why_len) {
+  struct stat st;
+  char real[PATH_MAX];
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    snprintf(why, why_len, "it is a directory");
+    return -1;
+  }
+  if (exists && !S_ISREG(st.st_mode)) { /* written in place */
+    if (access(path, W_OK) == 0)
+      return 0;
+    snprintf(why, why_len, "%s", strerror(errno));
+    return -1;
+  }
+  if (!realpath(path, real) && snprintf(real, sizeof real, "%s", path) >= PATH_MAX) {
+    snprintf(why, why_len, "the path is too long");
+    return -1;
+  }
+  char *slash = strrchr(real, '/');
+  const char *dir = !slash ? "." : slash == real ? "/" : real;
+  if (slash && slash != real)
+    *slash = '\0';
+  if (access(dir, W_OK | X_OK) == 0)
+    return 0;
+  snprintf(why, why_len, "%s: %s", dir, strerror(errno));
+  return -1;
 }
 
 int outfile_commit(outfile *o, int ok) {

@@ -22,6 +22,10 @@ typedef struct outfile {
 /* The open temporary file, with the mode fopen would give (0666 less the umask); NULL on error. */
 FILE *outfile_open(outfile *o, const char *path);
 
+/* Whether outfile_open(path) can succeed, checked without creating anything, so that a run
+ * can refuse a destination before it starts; 0, or -1 with the reason in `why`. */
+int outfile_check(const char *path, char *why, size_t why_len);
+
 /* Closes the temporary file and, when `ok` and every write succeeded, renames it over the
  * destination; otherwise removes it. 0, or -1 when the destination was not written. */
 int outfile_commit(outfile *o, int ok);

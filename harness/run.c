@@ -170,8 +170,17 @@ int sieve_run_main(int argc, char **argv) {
   int rc = parse(&c, argc, argv);
   if (rc != 0)
     return rc;
-  run_report report;
+  run_report report = {0};
   char err[512];
+  /* A destination or an expectation file that cannot be used fails now, not after the run. */
+  if (c.output && outfile_check(c.output, err, sizeof err) != 0) {
+    fprintf(stderr, "sieve run: cannot write %s: %s\n", c.output, err);
+    return 2;
+  }
+  if (c.expect && sieve_apply_expectations(&report, c.expect, err, sizeof err) != 0) {
+    fprintf(stderr, "sieve run: %s\n", err);
+    return 2;
+  }
   if (sieve_run(&c.opt, &report, err, sizeof err) != 0 ||
       (c.expect && sieve_apply_expectations(&report, c.expect, err, sizeof err) != 0)) {
     fprintf(stderr, "sieve run: %s\n", err);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,13 +514,20 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
 int sieve_apply_expectations(run_report *report, const char *path, char *err, size_t err_len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(err, err_len, "%s: cannot read the expectation file", path);
+    snprintf(err, err_len, "%s: cannot read the expectation file: %s", path, strerror(errno));
     return -1;
   }
   char *text = NULL;
   size_t cap = 0;
   ssize_t n = getdelim(&text, &cap, '\0', f);
+  const int read_error = ferror(f) ? errno : 0;
   fclose(f);
+  if (read_error) {
+    free(text);
+    snprintf(err, err_len, "%s: cannot read the expectation file: %s", path,
+             strerror(read_error));
+    return -1;
+  }
   cJSON *root = n > 0 ? cJSON_Parse(text) : NULL;
   free(text);
   const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");

@@ -372,6 +372,33 @@ def bad_fixture_files(sieve):
             check("an unreadable fixture file is a harness error", p.returncode == 2, p.stderr)
 
 
+def refused_before_running(sieve):
+    """Files sieve run cannot use are refused before the first case, naming the file and why.
+
+    The implementation is fakes/hangs.sh with a 5 s time limit: a run that started would take
+    minutes, so exiting 2 within 20 s with an empty stdout shows nothing ran."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = (
+            (["--fixtures", tmp], f"{tmp}: cannot read the fixture file: Is a directory"),
+            (["--expect", tmp], f"{tmp}: cannot read the expectation file: Is a directory"),
+            (["--expect", f"{tmp}/none.json"],
+             f"{tmp}/none.json: cannot read the expectation file: No such file"),
+            (["--output", f"{tmp}/nodir/report.json"],
+             f"cannot write {tmp}/nodir/report.json: {tmp}/nodir: No such file"),
+            (["--output", tmp], f"cannot write {tmp}: it is a directory"))
+        for args, words in cases:
+            try:
+                p = subprocess.run([sieve, "run", "--impl", f"exec:{HERE / 'fakes' / 'hangs.sh'}",
+                                    "--timeout", "5", *args], capture_output=True, text=True,
+                                   timeout=20)
+                ok = p.returncode == 2 and words in p.stderr and p.stdout == ""
+                detail = f"exit {p.returncode}, stderr {p.stderr[-200:]}"
+            except subprocess.TimeoutExpired:
+                ok, detail = False, "it ran the cases first"
+            check(f"sieve run {args[0]} {args[1].replace(tmp, 'TMP')} exits 2 before running, "
+                  f"saying why", ok, detail)
+
+
 def installed_copy():
     """make install PREFIX=... then a C example built with pkg-config against that copy."""
     root = HERE.parent.parent
@@ -424,6 +451,7 @@ def main():
     explain(sieve)
     engines_md_current(sieve)
     bad_fixture_files(sieve)
+    refused_before_running(sieve)
     installed_copy()
     usage_errors(sieve)
     failed = RESULTS.count(False)
