@@ -5,14 +5,15 @@
  * Rule: as filter.c, for DeepInfer's rule without force_topk. The scaled
  * logits, exps and sums come from the same functions and lanes as in the spec
  * path (softmax.c), so every p and every total is the same double. Instead of
- * ranking every token, a threshold on e = exp(scaled - max) is lowered (2^-4,
- * 2^-12, 2^-24, then 0) until the tokens at or above it surely hold more than
- * top_p of the mass and more than top_k tokens. The threshold is first moved
- * down to the smallest e with the same p, so the tokens above it are exactly
- * the first ranks, ties included. Only they are ranked: placed by bucket of p
- * (in token order within a bucket), each bucket sorted unless its p are all
- * equal. Their running masses (summed in rank order) and margins are the spec
- * path's. The kept set is then every finite token ranked at or before the
+ * ranking every token, only those with e = exp(scaled - max) at or above a
+ * threshold are: 2^-4 when those tokens surely hold more than top_p of the
+ * mass and more than top_k tokens (a peaked row), else the floor of the
+ * buckets a histogram of e says are needed, lowered if they were not enough.
+ * The threshold is first moved down to the smallest e with the same p, so the
+ * tokens above it are exactly the first ranks, ties included. A long prefix is
+ * placed by bucket of p (in token order within a bucket), each bucket sorted
+ * unless its p are all equal. Their running masses (summed in rank order) and
+ * margins are the spec path's. The kept set is then every finite token ranked at or before the
  * last kept one, found by comparing e with two thresholds, without dividing.
  * Invariant: same kept set, margins, kept mass and logprobs bit for bit.
  * With top_p = 1 and no top-k cut, nothing is ranked and no e is stored. No

@@ -116,20 +116,26 @@ ParameterizedTest(uint64_t *seed, fast_path, gives_the_spec_paths_results_bit_fo
   free(b);
 }
 
+/* same_result on one row under each of n parameter sets; frees the row. */
+static void same_results(float *row, size_t v, const sieve_params *cases, size_t n) {
+  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
+  cr_assert(row && a && b);
+  for (size_t c = 0; c < n; c++)
+    same_result(row, v, &cases[c], a, b, c);
+  free(row);
+  free(a);
+  free(b);
+}
+
 Test(fast_path, agrees_with_the_spec_path_on_a_262144_token_row) {
   /* Behaviour, not speed: the answer equals the spec path's on a 262144-token row. */
   const size_t v = 262144;
   float *row = malloc(v * sizeof *row);
-  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
   rng r = {5};
-  for (size_t i = 0; i < v; i++)
+  for (size_t i = 0; row && i < v; i++)
     row[i] = (float)((double)(rng_next(&r) >> 11) * 0x1p-53 * 6.0 - 3.0) + (i % 40009 ? 0 : 14);
   const sieve_params cases[3] = {{0.7, 0.9, 50}, {1.0, 0.95, -1}, {1.0, 1.0, -1}};
-  for (int c = 0; c < 3; c++)
-    same_result(row, v, &cases[c], a, b, (size_t)c);
-  free(row);
-  free(a);
-  free(b);
+  same_results(row, v, cases, 3);
 }
 
 Test(fast_path, agrees_with_the_spec_path_on_rows_of_a_few_tied_levels) {
@@ -137,17 +143,12 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_a_few_tied_levels) {
    * prefix is one tie and top-p cuts deep into it. Cuts at several depths, with top-k. */
   const size_t v = 151936;
   float *row = malloc(v * sizeof *row);
-  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
   rng r = {31};
-  for (size_t i = 0; i < v; i++)
+  for (size_t i = 0; row && i < v; i++)
     row[i] = i % 5003 == 7 ? -INFINITY : 0.25f * (float)(rng_next(&r) % 13);
   const sieve_params cases[6] = {{0.7, 0.9, 50},   {1.0, 0.95, -1},    {1.0, 0.5, -1},
                                  {1.0, 1.0, 9000}, {1.3, 0.999, 100000}, {1.0, 0.01, -1}};
-  for (int c = 0; c < 6; c++)
-    same_result(row, v, &cases[c], a, b, (size_t)c);
-  free(row);
-  free(a);
-  free(b);
+  same_results(row, v, cases, 6);
 }
 
 Test(fast_path, keeps_blacklisted_tokens_removed_when_one_over_t_underflows) {
