@@ -25,7 +25,7 @@
 
 #include "internal.h"
 
-#define LANES 8            /* as in softmax.c: sums over a row add token i to lane i % 8 */
+#define LANES SIEVE__LANES /* as in softmax.c: sums over a row add token i to lane i % 8 */
 #define SMALL_PREFIX 4096  /* prefixes up to this size are sorted directly */
 #define BUCKET_SHIFT 48
 #define N_BUCKETS (1 << 14) /* p <= 1 has bits <= 0x3FF0 << 48 */
@@ -143,6 +143,12 @@ static void rank_bucket(sieve__ranked *items, size_t n) {
     }
 }
 
+/* Whether token i is in the prefix of the tokens with e >= floor: e >= floor > 0 implies a
+ * finite logit; with floor 0 every finite token is. */
+static int in_prefix(const fast_work *w, size_t i, double floor) {
+  return w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i]));
+}
+
 /* Places the n tokens with e >= floor (and finite) by bucket of p, in token order within a
  * bucket (the bit patterns of non-negative doubles order as the values do; equal p share a
  * bucket), then sorts each bucket: the spec's rank order. */
@@ -151,7 +157,7 @@ static int place_by_buckets(fast_work *w, size_t vocab, double floor, size_t n) 
   if (!ends)
     return SIEVE_ENOMEM;
   for (size_t i = 0; i < vocab; i++)
-    if (w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i])))
+    if (in_prefix(w, i, floor))
       ends[bucket_of(w->expd[i] / w->total)]++;
   uint32_t at = 0;
   for (unsigned b = N_BUCKETS; b-- > 0;) {
@@ -160,7 +166,7 @@ static int place_by_buckets(fast_work *w, size_t vocab, double floor, size_t n) 
     at += count;
   }
   for (size_t i = 0; i < vocab; i++)
-    if (w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i]))) {
+    if (in_prefix(w, i, floor)) {
       const double p = w->expd[i] / w->total;
       w->prefix[ends[bucket_of(p)]++] = (sieve__ranked){p, (uint32_t)i};
     }
@@ -181,8 +187,8 @@ static int collect(fast_work *w, size_t vocab, double floor, size_t n) {
   if (n > SMALL_PREFIX)
     return place_by_buckets(w, vocab, floor, n);
   w->n_prefix = 0;
-  for (size_t i = 0; i < vocab; i++) /* e >= floor > 0 implies a finite logit */
-    if (w->expd[i] >= floor && (floor > 0.0 || !isinf(w->row[i])))
+  for (size_t i = 0; i < vocab; i++)
+    if (in_prefix(w, i, floor))
       w->prefix[w->n_prefix++] = (sieve__ranked){w->expd[i] / w->total, (uint32_t)i};
   sieve__rank(w->prefix, n);
   return 0;
@@ -264,7 +270,7 @@ static double kept_sum(const kept_test *k, const float *restrict row,
       acc[j] += is_kept(k, row, expd, i + j) ? expd[i + j] / div : 0.0;
   for (; i < vocab; i++)
     acc[i % LANES] += is_kept(k, row, expd, i) ? expd[i] / div : 0.0;
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  return sieve__add_lanes(acc);
 }
 
 /* Step 5 over the kept set, as sieve__log_softmax_marked. */

@@ -45,6 +45,13 @@ double sieve__exp_sum(const float *restrict row, size_t vocab, float mul, double
                       double *restrict out);
 /* out[i] = sieve__exp(x[i]). */
 void sieve__exp_each(const double *restrict x, size_t n, double *restrict out);
+/* Sums over a row (softmax.c): token i adds to lane i % SIEVE__LANES, in token order, and the
+ * lanes are added pairwise. Every such sum in the oracle ends with sieve__add_lanes. */
+#define SIEVE__LANES 8
+static inline double sieve__add_lanes(const double acc[SIEVE__LANES]) {
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
 /* The sum of a row in eight token lanes (softmax.c). */
 double sieve__sum(const double *x, size_t n);
 /* The same sum of x[i] / div over the tokens whose mark is not 0 (every token when mark is

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 
-#define LANES 8
+#define LANES SIEVE__LANES
 
 static inline double exp_kernel(double x) {
   const double xc = x < -746.0 ? -746.0 : x > 710.0 ? 710.0 : x; /* NaN passes through */
@@ -53,10 +53,6 @@ static inline double exp_kernel(double x) {
 
 double sieve__exp(double x) { return exp_kernel(x); }
 
-static double add_lanes(const double *acc) {
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
 /* acc[j] += x[j], x[j + 8], ... for n values; n is a multiple of LANES except at the end.
  * Inlined, so that each version of its callers has its own. */
 static inline __attribute__((always_inline)) void add_to_lanes(double *acc, const double *x,
@@ -82,7 +78,7 @@ double sieve__exp_sum(const float *restrict row, size_t vocab, float mul, double
       e[i] = exp_kernel((double)sieve__scaled(row[at + i], mul) - max);
     add_to_lanes(acc, e, n);
   }
-  return add_lanes(acc);
+  return sieve__add_lanes(acc);
 }
 
 SIEVE__ROW_LOOP
@@ -95,7 +91,7 @@ SIEVE__ROW_LOOP
 double sieve__sum(const double *x, size_t n) {
   double acc[LANES] = {0};
   add_to_lanes(acc, x, n);
-  return add_lanes(acc);
+  return sieve__add_lanes(acc);
 }
 
 SIEVE__ROW_LOOP
@@ -115,7 +111,7 @@ double sieve__sum_marked(const double *x, const double *mark, double div, size_t
       acc[j] += mark[i + j] != 0.0 ? x[i + j] / div : 0.0;
   for (; i < n; i++)
     acc[i % LANES] += !mark || mark[i] != 0.0 ? x[i] / div : 0.0;
-  return add_lanes(acc);
+  return sieve__add_lanes(acc);
 }
 
 /* A float's bits as an integer that orders as the float does (-0.0 just below +0.0). */
