@@ -15,7 +15,6 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "generators"))
 import fixture_format as ff  # noqa: E402
 import reference as ref  # noqa: E402
+from make_fixtures import atomic_write  # noqa: E402
 
 BATCH = 32
 
@@ -117,8 +117,8 @@ def main():
     print(f"with glibc's default malloc thresholds: median torch/fast {statistics.median(plain):.1f}; "
           f"rows over 3x the floor: {sum(f > 3 for f in plain_floors)} of {len(plain_floors)}")
     print(f"harness: {report['harness']}")
-    write(args.build / "bench.json", json.dumps(report, indent=1))
-    write(args.build / "bench.md", markdown(grid))
+    atomic_write({args.build / "bench.json": json.dumps(report, indent=1),
+                  args.build / "bench.md": markdown(grid)})
     print(f"bench: wrote {args.build / 'bench.json'} and {args.build / 'bench.md'}")
 
 
@@ -133,18 +133,6 @@ def markdown(grid):
                      f"{p['floor_ms']:.3f} | {p['torch_ms']:.1f} | {p['fast_over_floor']:.2f} | "
                      f"{p['torch_over_fast']:.1f} | {p['fast_default_malloc_ms']:.3f} |")
     return "\n".join(lines) + "\n"
-
-
-def write(path, text):
-    """Whole or nothing: a temporary file beside `path`, then a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 if __name__ == "__main__":
