@@ -49,12 +49,12 @@ CLI := $(BUILD)/sieve
 TESTS := $(BUILD)/sieve-tests
 EXAMPLES := $(ROOT)/harness/examples/requests.jsonl
 
-# The deliberately wrong ports of suites/mutants/catalogue.json, and their faithful control.
-MUTANTS := ge-boundary topk-first-renormalized reversed-ties cdf-probability-order \
-  arithmetic-shifts decode-missing-plus-one mtp-offset-forgotten validation-after-clamp \
-  raw-logprobs temperature-after-filters divide-by-temperature t0-argmax topk-keeps-ties \
-  topp-inclusive-cumsum topk-zero-is-off mix-with-increment draw-ge blacklist-after-force-topk
-MUTANT_LIBS := $(BUILD)/mutants/libport-faithful.so $(patsubst %,$(BUILD)/mutants/lib%.so,$(MUTANTS))
+# The deliberately wrong ports of suites/mutants/catalogue.json (one entry a line; the first is
+# the faithful control), each built twice: in float64 and with the port's float32 arithmetic.
+CATALOGUE := $(ROOT)/suites/mutants/catalogue.json
+MUTANTS := $(filter-out port-faithful,$(shell sed -n 's/^  "\([a-z0-9-]*\)": {.*/\1/p' $(CATALOGUE)))
+MUTANT_LIBS := $(patsubst %,$(BUILD)/mutants/lib%.so,port-faithful $(MUTANTS)) \
+  $(patsubst %,$(BUILD)/mutants-f32/lib%.so,port-faithful $(MUTANTS))
 BROKEN := no-symbol null-table wrong-abi unknown-code segfault half-row vocab-error bad-token
 BROKEN_LIBS := $(patsubst %,$(BUILD)/mutants/libbroken-%.so,$(BROKEN))
 C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
@@ -110,13 +110,15 @@ $(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDSAN) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/mutants/libport-faithful.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -o $@ $< $(LDLIBS)
+mutant_flags = -DMUTANT_$(shell echo $(1) | tr a-z- A-Z_) -DMUTANT_NAME='"$(1)"'
 
 $(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -DMUTANT_$(shell echo $* | tr a-z- A-Z_) -DMUTANT_NAME='"$*"' -o $@ $< $(LDLIBS)
+	$(CC) $(CFLAGS) -shared $(call mutant_flags,$*) -o $@ $< $(LDLIBS)
+
+$(BUILD)/mutants-f32/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DPORT_FLOAT32 $(call mutant_flags,$*) -o $@ $< $(LDLIBS)
 
 # Libraries that break the implementation ABI one way each (suites/mutants/broken_lib.c).
 $(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/harness/sieve_impl.h $(LIB_A)
@@ -134,7 +136,8 @@ $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 test: all $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
-	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000
+	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000 \
+	  --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
 	$(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
 	$(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m unittest discover -s $(ROOT)/oracle/python -p 'test_*.py'
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)

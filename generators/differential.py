@@ -8,6 +8,13 @@ logprobs within 1e-9 + 1e-9 relative, u bit for bit, tokens exactly. Both sides 
 float64, so a kept set or token may differ only where the reference's own margin is below
 1e-12 (a decision no float64 implementation can be held to); such rows are counted apart.
 A failure prints the row and the first difference. Exit status 0 when nothing failed.
+
+With --f32-lib PATH (a float32 implementation served by `sieve serve --lib`, such as
+build/mutants-f32/libport-faithful.so) the same rows also go through the float32 side: each
+row's expectation as make_fixtures.py builds it (every outcome within float32 reach, the float32
+bounds), and the answers of every float32 route of generators/float32.py and of that library
+must satisfy it at precision float32. Rows the generator would refuse as too close are counted
+apart.
 """
 
 import argparse
@@ -20,6 +27,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fixture_format as ff  # noqa: E402
+import float32 as fp32  # noqa: E402
+import matcher  # noqa: E402
 import reference as ref  # noqa: E402
 
 TOL_ABS = TOL_REL = 1e-9
@@ -160,6 +170,33 @@ def compare_sample(got: dict, row, p, seed, pos, n_top, exact: bool):
     return None
 
 
+def route_answer(row: torch.Tensor, p: ref.Params, route: str) -> dict:
+    """A float32 engine along one route: its kept set, and a float32 log-softmax over it."""
+    q = ref.check_params(p)
+    scaled = torch.where(torch.isinf(row), row, row * (1.0 / q.temperature))
+    kept = fp32.route_kept(scaled, ~torch.isinf(row), q.top_p, q.top_k, route)
+    masked = torch.full_like(scaled, -math.inf)
+    masked[kept] = scaled[kept]
+    return {"logprobs": [num(x) for x in torch.log_softmax(masked, 0).tolist()]}
+
+
+def compare_float32(got32: dict, row: torch.Tensor, p: ref.Params, exact: bool):
+    """None when the float32 library and every route satisfy the row's expectation at float32,
+    "refused" for a row the generator would not make a case of, else the difference."""
+    try:
+        expect = ff.filter_expect(row, p, exact_boundary=exact)
+    except ff.NearBoundary:
+        return "refused"
+    if "error" in expect:
+        return None
+    answers = [("library", got32)]
+    answers += [(route, route_answer(row, p, route)) for route in fp32.ROUTES]
+    for name, answer in answers:
+        if not matcher.matches(expect, answer, "float32"):
+            return f"float32 {name} fails the expectation at float32: {json.dumps(answer)[:300]}"
+    return None
+
+
 def report(kind, i, row, p, detail, extra=""):
     values = row.tolist()
     shown = values if len(values) <= 16 else values[:16] + ["..."]
@@ -168,11 +205,12 @@ def report(kind, i, row, p, detail, extra=""):
           file=sys.stderr)
 
 
-def run(command, rows: int, seed: int) -> int:
+def run(command, rows: int, seed: int, f32_command=None) -> int:
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(seed)
     oracle = Oracle(command)
-    passed = failed = undecidable = 0
+    port32 = Oracle(f32_command) if f32_command else None
+    passed = failed = undecidable = refused = 0
     for start in range(0, rows, BATCH):
         batch = []
         for i in range(start, min(rows, start + BATCH)):
@@ -190,11 +228,18 @@ def run(command, rows: int, seed: int) -> int:
         sampled = oracle.ask({"op": "sample", "rows": [
             {"logits": lg, "params": params_json(b[2]), "seed": str(b[3]), "position": b[4],
              "top_logprobs": b[5]} for lg, b in zip(logits, batch)]})
-        for (i, row, p, s, pos, n_top, exact), fg, sg in zip(batch, filtered["rows"],
-                                                             sampled["rows"]):
+        filtered32 = port32.ask({"op": "filter", "rows": [
+            {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]}) \
+            if port32 else {"rows": [None] * len(batch)}
+        for (i, row, p, s, pos, n_top, exact), fg, sg, f32g in zip(
+                batch, filtered["rows"], sampled["rows"], filtered32["rows"]):
             results = [("filter", compare_filter(fg, row, p, exact), ""),
                        ("sample", compare_sample(sg, row, p, s, pos, n_top, exact),
                         f" seed={s} position={pos} top_logprobs={n_top}")]
+            if port32:
+                f32 = compare_float32(f32g, row, p, exact)
+                refused += f32 == "refused"
+                results.append(("float32", None if f32 == "refused" else f32, ""))
             bad = [(k, d, x) for k, d, x in results if d not in (None, "undecidable")]
             if bad:
                 failed += 1
@@ -205,6 +250,11 @@ def run(command, rows: int, seed: int) -> int:
             else:
                 passed += 1
     oracle.close()
+    if port32:
+        port32.close()
+        print(f"differential: float32 side: {len(fp32.ROUTES)} routes and "
+              f"{f32_command[-1]} on every row; {refused} rows within float32 reach of more "
+              f"outcomes than a case records, not checked there")
     print(f"differential: {rows} rows (seed {seed}) through filter and sample; "
           f"{undecidable} decided within 1e-12 of a boundary and accepted either way")
     print(f"differential: {passed + undecidable} passed, {failed} failed")
@@ -216,8 +266,10 @@ def main():
     ap.add_argument("sieve", help="path to the sieve binary")
     ap.add_argument("--rows", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--f32-lib", help="a float32 implementation (sieve_impl.h) to check too")
     args = ap.parse_args()
-    return run([args.sieve, "serve"], args.rows, args.seed)
+    f32 = [args.sieve, "serve", "--lib", args.f32_lib] if args.f32_lib else None
+    return run([args.sieve, "serve"], args.rows, args.seed, f32)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The fixture format, sieve-fixtures/1: cases, matchers, recipes and the float32 error bands.
+"""The fixture format, sieve-fixtures/2: cases, matchers, recipes, float32 bounds and readings.
 
 A case is a protocol v1 request with the answer it must get. Expectations are shaped like the
 response; a leaf that is a JSON object with a "$" key is a matcher that says how it is compared
@@ -11,22 +11,27 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 import torch
 
+import float32 as fp32
 import reference as ref
 
-SCHEMA = "sieve-fixtures/1"
+SCHEMA = "sieve-fixtures/2"
+PRECISIONS = ("float32", "float64")
 
-# The tolerance on processed logprobs: float64 arithmetic in another order differs by far less.
+# The float64 tolerance on processed logprobs: float64 arithmetic in another order differs by far
+# less. At float32 a matcher adds its own derived bound, f32_abs (float32.py, oracle/SPEC.md).
 LOGPROB_TOL = {"abs": 1e-9, "rel": 1e-9}
 
-# Decisions closer than these to their boundary could go either way in float32 arithmetic; the
-# generator avoids them or records every acceptable outcome.
-TOPP_BAND = 1e-5  # |mass before - top_p|
-GAP_BAND = 1e-5  # (p(last kept) - p(first removed)) / p(last kept), when not an exact tie
-DRAW_BAND = 1e-6  # |u * total - cdf step| / total
+# A draw closer than this (relative to the total) to a cdf step lists both tokens: the float64
+# cdf of another summation order, or a float32 one of a few tokens, can land either side.
+DRAW_BAND = 1e-6
+
+# A filter decision with more acceptable outcomes than this is too close to call; the family
+# must change the case.
+MAX_OUTCOMES = 8
 
 
 class NearBoundary(Exception):
-    """A constructed case whose decision the bands do not allow; the family must change it."""
+    """A constructed case whose decision float32 could flip beyond what a case records."""
 
 
 # ----------------------------------------------------------------------------- values
@@ -54,12 +59,14 @@ def exact(value) -> dict:
     return {"$exact": value}
 
 
-def approx(x: float, tol=LOGPROB_TOL) -> dict:
-    return {"$approx": num(x), **tol}
+def approx(x: float, tol=LOGPROB_TOL, f32_abs=None) -> dict:
+    out = {"$approx": num(x), **tol}
+    return out if f32_abs is None else {**out, "f32_abs": f32_abs}
 
 
-def approx_array(xs, tol=LOGPROB_TOL) -> dict:
-    return {"$approx_array": [num(float(x)) for x in xs], **tol}
+def approx_array(xs, tol=LOGPROB_TOL, f32_abs=None) -> dict:
+    out = {"$approx_array": [num(float(x)) for x in xs], **tol}
+    return out if f32_abs is None else {**out, "f32_abs": f32_abs}
 
 
 def any_of(options: List[dict]) -> dict:
@@ -132,63 +139,124 @@ def recipe(kind_seed: int, v: int, bits: int, exp: int, spike_every: int = 0,
 # ----------------------------------------------------------------------------- expectations
 
 
-def filter_outcome(f: ref.Filtered, v: int, sparse: bool) -> dict:
-    """The expectation of one answered filter row."""
-    lp = f.logprobs
+def kept_logprobs(scaled: torch.Tensor, kept_ids) -> torch.Tensor:
+    """Step 5 (000:19) on a given kept set: the float64 log-softmax of the scaled logits."""
+    s64 = scaled.to(torch.float64)
+    masked = torch.full_like(s64, float("-inf"))
+    idx = torch.tensor(list(kept_ids), dtype=torch.int64)
+    masked[idx] = s64[idx]
+    return torch.log_softmax(masked, dim=0)
+
+
+def logprobs_matcher(lp: torch.Tensor, scaled: torch.Tensor, sample_at, sparse: bool,
+                     summed=None) -> dict:
+    """Processed logprobs as a matcher with its float32 bound: the whole array, or for long rows
+    the kept count, the kept ids' checksum and the entries at `sample_at`."""
+    f32_abs = fp32.logprob_bound(lp, scaled, summed)
     if not sparse:
-        return {"logprobs": approx_array(lp.tolist())}
+        return approx_array(lp.tolist(), f32_abs=f32_abs)
     kept_ids = torch.nonzero(~torch.isinf(lp)).flatten().to(torch.int64).numpy()
-    at = {}
-    for i in f.ranked[:32].tolist() + list(range(0, v, max(1, v // 32))):
-        at[str(i)] = num(float(lp[i]))
-    return {"logprobs": {"$sparse": {
-        "length": v, "kept_count": int(len(kept_ids)),
-        "kept_mixsum64": mixsum64(kept_ids),
-        "at": dict(sorted(at.items(), key=lambda kv: int(kv[0]))), **LOGPROB_TOL}}}
+    at = {str(i): num(float(lp[i])) for i in sorted(set(sample_at))}
+    return {"$sparse": {"length": len(lp), "kept_count": int(len(kept_ids)),
+                        "kept_mixsum64": mixsum64(kept_ids), "at": at, **LOGPROB_TOL,
+                        "f32_abs": f32_abs}}
+
+
+def sample_points(ranked: torch.Tensor, v: int) -> list:
+    return ranked[:32].tolist() + list(range(0, v, max(1, v // 32)))
 
 
 def check_cut(f: ref.Filtered) -> None:
+    """A cut between two different probabilities that float32 could order the other way."""
     if f.kept < len(f.ranked):
-        a, b = float(f.probs[f.ranked[f.kept - 1]]), float(f.probs[f.ranked[f.kept]])
-        if 0 < a - b < GAP_BAND * a:
-            raise NearBoundary(f"near-tie at the cut: {a!r} vs {b!r}")
+        a, b = f.ranked[f.kept - 1], f.ranked[f.kept]
+        pa, pb = float(f.probs[a]), float(f.probs[b])
+        s = f.scaled.to(torch.float64)
+        m = float(s[f.ranked[0]])
+        d_a, d_b = float(s[a]) - m, float(s[b]) - m
+        if pa != pb and (pa - pb < fp32.gap_width(d_a, d_b) * pa or fp32.underflows(d_a)):
+            raise NearBoundary(f"near-tie at the cut: {pa!r} vs {pb!r}")
+
+
+def filter_kept_sets(logits, params: ref.Params, engine, f: ref.Filtered,
+                     exact_boundary: bool) -> list:
+    """Every kept set (ids in rank order) an implementation may give: the rule's, each float32
+    route's, and every count within the float32 width of the masses (none when the boundary is
+    exact in every binary precision)."""
+    p = ref.check_params(params)
+    ranked = f.ranked.tolist()
+    sets = [ranked[:f.kept]]
+    finite = ~torch.isinf(ref.apply_engine(logits.to(torch.float32), engine))
+    for route in fp32.ROUTES:
+        sets.append(fp32.route_kept(f.scaled, finite, p.top_p, p.top_k, route))
+    if p.top_p < 1.0 and not exact_boundary:
+        pr = f.probs[f.ranked]
+        before = torch.cat([torch.zeros(1, dtype=torch.float64), torch.cumsum(pr, 0)[:-1]])
+        fewest, most = fp32.width_kept_range(before, p.top_p, len(ranked))
+        k = len(ranked) if p.top_k == -1 else p.top_k
+        sets += [ranked[:min(n, k)] for n in range(fewest, most + 1)]
+    unique = []
+    for s in sets:
+        if s not in unique:
+            unique.append(s)
+    if len(unique) > MAX_OUTCOMES:
+        raise NearBoundary(f"{len(unique)} kept sets are within float32 reach")
+    return unique
+
+
+def filter_outcomes(logits, params, engine=ref.Engine(), exact_boundary=False):
+    """(the rule's Filtered, [(kept ids, logprobs)] of every acceptable outcome), or raises."""
+    f = ref.filter_row(logits, params, engine)
+    check_cut(f)
+    outcomes = []
+    for kept in filter_kept_sets(logits, params, engine, f, exact_boundary):
+        lp = f.logprobs if kept == f.ranked[:f.kept].tolist() else kept_logprobs(f.scaled, kept)
+        outcomes.append((kept, lp))
+    return f, outcomes
 
 
 def filter_expect(logits, params: ref.Params, engine=ref.Engine(), sparse=False,
                   exact_boundary=False) -> dict:
-    """The expectation of a filter row: its outcome, or every outcome a top-p decision within
-    TOPP_BAND allows (evaluated at top_p moved across the band), or its error."""
+    """The expectation of a filter row: every outcome the rule allows in float64 and float32
+    arithmetic (filter_kept_sets), or its error."""
     try:
-        f = ref.filter_row(logits, params, engine)
+        f, outcomes = filter_outcomes(logits, params, engine, exact_boundary)
     except ref.SieveError as e:
         return error(e)
-    check_cut(f)
-    v = logits.shape[0]
-    if exact_boundary or f.topp_margin >= TOPP_BAND:
-        return filter_outcome(f, v, sparse)
-    outcomes = [filter_outcome(f, v, sparse)]
-    p = ref.check_params(params)
-    for top_p in (p.top_p - 2 * TOPP_BAND, min(1.0, p.top_p + 2 * TOPP_BAND)):
-        if top_p > 0:
-            moved = ref.Params(p.temperature, top_p, p.top_k)
-            outcomes.append(filter_outcome(ref.filter_row(logits, moved, engine), v, sparse))
-    return any_of(outcomes)
+    at = sample_points(f.ranked, logits.shape[0])
+    return any_of([{"logprobs": logprobs_matcher(lp, f.scaled, at, sparse)}
+                   for _, lp in outcomes])
 
 
-def draw_tokens(probs: torch.Tensor, u: float) -> List[int]:
-    """The drawn token, and any token whose cdf interval lies within DRAW_BAND of u * total."""
+def draw_tokens(probs: torch.Tensor, u: float, band: float = DRAW_BAND) -> List[int]:
+    """The drawn token, and any token whose cdf interval lies within band * total of u * total."""
     d = ref.draw(probs, u)
     cdf = probs.to(torch.float64).cumsum(0)
     total = float(cdf[-1])
-    target, band = u * total, DRAW_BAND * total
+    target, width = u * total, band * total
     lo = torch.cat([torch.zeros(1, dtype=torch.float64), cdf[:-1]])
-    near = (probs > 0) & (lo <= target + band) & (cdf > target - band)
-    tokens = sorted(set([d.token] + torch.nonzero(near).flatten().tolist()))
-    return tokens
+    near = (probs > 0) & (lo <= target + width) & (cdf > target - width)
+    return sorted(set([d.token] + torch.nonzero(near).flatten().tolist()))
 
 
 def token_expect(tokens: List[int]):
     return tokens[0] if len(tokens) == 1 else {"$any_of": tokens}
+
+
+def sample_draw_band(lp: torch.Tensor, scaled: torch.Tensor) -> float:
+    """The relative width around a cdf step where float32 probabilities exp(lp) could move the
+    draw: twice the logprob bound, plus a float32 cdf of the kept tokens."""
+    n = int((~torch.isinf(lp)).sum())
+    return max(DRAW_BAND, 2 * fp32.logprob_bound(lp, scaled) + (n + 2) * fp32.U)
+
+
+def sample_row_expect(lp, scaled, u, top) -> dict:
+    """One sampled row: each token a draw within the band may give, its logprob, the top list."""
+    f32_abs = fp32.logprob_bound(lp, scaled)
+    tokens = draw_tokens(torch.exp(lp), u, sample_draw_band(lp, scaled))
+    top_m = {"$approx_array": [[i, num(x)] for i, x in top], **LOGPROB_TOL, "f32_abs": f32_abs}
+    return any_of([{"token": t, "logprob": approx(float(lp[t]), f32_abs=f32_abs),
+                    "top_logprobs": top_m} for t in tokens])
 
 
 def sample_expect(logits, params, seed, pos, n_top=0, sample_case=0, tag="main",
@@ -197,21 +265,30 @@ def sample_expect(logits, params, seed, pos, n_top=0, sample_case=0, tag="main",
         s = ref.sample(logits, params, seed, pos, n_top, sample_case, tag, engine)
     except ref.SieveError as e:
         return error(e)
-    check_cut(s.filtered)
-    if s.filtered.topp_margin < TOPP_BAND:
-        raise NearBoundary("top-p decision within the band in a sample case")
-    lp = s.filtered.logprobs
-    tokens = draw_tokens(torch.exp(lp), s.u)
-    top = {"$approx_array": [[i, num(x)] for i, x in s.top], **LOGPROB_TOL}
-    options = [{"token": t, "logprob": approx(float(lp[t])), "top_logprobs": top}
-               for t in tokens]
-    return any_of(options)
+    _, outcomes = filter_outcomes(logits, params, engine)
+    if len(outcomes) > 1:
+        raise NearBoundary("a top-p or tie decision within float32 reach in a sample case")
+    return sample_row_expect(s.filtered.logprobs, s.filtered.scaled, s.u, s.top)
 
 
 def case(cid: str, family: str, seed_ref: str, description: str, request: dict,
-         expect: dict) -> dict:
-    return {"id": cid, "family": family, "seed_ref": seed_ref, "description": description,
-            "request": request, "expect": expect}
+         expect: dict, readings=(), axis=None) -> dict:
+    """A case with the readings it separates. Its axis is the one the family names (which one
+    of its readings must have), else the first reading's, else "none"."""
+    axes = [r["axis"] for r in readings]
+    if axis is not None and axis not in axes:
+        raise ValueError(f"{cid}: claims axis {axis}, but separates only {axes or 'nothing'}")
+    out = {"id": cid, "family": family, "seed_ref": seed_ref, "description": description,
+           "axis": axis or (axes[0] if axes else "none"), "request": request, "expect": expect}
+    if readings:
+        out["readings"] = list(readings)
+    return out
+
+
+def _separations():
+    import separations  # it builds on this module
+
+    return separations
 
 
 # ----------------------------------------------------------------------------- case builders
@@ -244,7 +321,7 @@ def as_row(logits) -> torch.Tensor:
 
 
 def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, top_k=-1,
-                engine=ref.Engine(), recipe_spec=None, exact_boundary=False) -> dict:
+                engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None) -> dict:
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
     logprobs are sparse (kept-set checksum and sampled entries)."""
     row = as_row(recipe_logits(recipe_spec) if recipe_spec else logits)
@@ -253,12 +330,17 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
                "rows": [{"logits": logits_json, "params": params_json(t, top_p, top_k)}]}
     if engine != ref.Engine():
         request["engine"] = engine_json(engine)
-    expect = filter_expect(row, ref.Params(t, top_p, top_k), engine,
-                           sparse=recipe_spec is not None, exact_boundary=exact_boundary)
-    return case(cid, family, seed_ref, description, request, {"rows": [expect]})
+    params, sparse = ref.Params(t, top_p, top_k), recipe_spec is not None
+    expect = {"rows": [filter_expect(row, params, engine, sparse=sparse,
+                                     exact_boundary=exact_boundary)]}
+    sep = _separations()
+    found = sep.records("filter", expect, sep.filter_run(row, params, engine, sparse), [params],
+                        engine)
+    return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
-def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1) -> dict:
+def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1,
+                  axis=None) -> dict:
     request = {"op": "validate", "params": params_json(t, top_p, top_k)}
     try:
         p = ref.check_params(ref.Params(t, top_p, top_k))
@@ -266,7 +348,9 @@ def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1
                              "top_k": p.top_k}}
     except ref.SieveError as e:
         expect = error(e)
-    return case(cid, family, seed_ref, description, request, expect)
+    params, sep = ref.Params(t, top_p, top_k), _separations()
+    found = sep.records("validate", expect, sep.validate_run(params), [params])
+    return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
 def sample_row_json(logits, t, top_p, top_k, seed, pos, n_top) -> dict:
@@ -278,7 +362,7 @@ def sample_row_json(logits, t, top_p, top_k, seed, pos, n_top) -> dict:
 
 
 def sample_case(cid, family, seed_ref, description, rows: Sequence[dict], sample_case=0,
-                tag="main", engine=ref.Engine()) -> dict:
+                tag="main", engine=ref.Engine(), axis=None) -> dict:
     """rows: dicts with logits, t, top_p, top_k, seed, pos, n_top."""
     request = {"op": "sample", "rows": [sample_row_json(**r) for r in rows]}
     if sample_case:
@@ -290,10 +374,14 @@ def sample_case(cid, family, seed_ref, description, rows: Sequence[dict], sample
     expect = [sample_expect(as_row(r["logits"]), ref.Params(r["t"], r["top_p"], r["top_k"]),
                             r["seed"], r["pos"], r["n_top"], sample_case, tag, engine)
               for r in rows]
-    return case(cid, family, seed_ref, description, request, {"rows": expect})
+    expect, sep = {"rows": expect}, _separations()
+    params = [ref.Params(r["t"], r["top_p"], r["top_k"]) for r in rows]
+    found = sep.records("sample", expect, sep.sample_run(rows, sample_case, tag, engine), params,
+                        engine)
+    return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
-def uniform_case(cid, family, seed_ref, description, items: Sequence[tuple]) -> dict:
+def uniform_case(cid, family, seed_ref, description, items: Sequence[tuple], axis=None) -> dict:
     """items: (seed, position, case, tag) tuples."""
     request = {"op": "uniform", "items": [
         {"seed": str(s), "position": p, "case": c, "tag": t} for s, p, c, t in items]}
@@ -301,11 +389,13 @@ def uniform_case(cid, family, seed_ref, description, items: Sequence[tuple]) -> 
         expect = {"u": [exact(ref.uniform(s, p, c, t)) for s, p, c, t in items]}
     except ref.SieveError as e:
         expect = error(e)
-    return case(cid, family, seed_ref, description, request, expect)
+    sep = _separations()
+    found = sep.records("uniform", expect, sep.uniform_run(items))
+    return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
 def draw_case(cid, family, seed_ref, description, probs, seed, pos, sample_case=0,
-              tag="main") -> dict:
+              tag="main", axis=None) -> dict:
     request = {"op": "draw", "rows": [{"probs": row_json(probs), "seed": str(seed),
                                        "position": pos}]}
     if sample_case:
@@ -318,16 +408,20 @@ def draw_case(cid, family, seed_ref, description, probs, seed, pos, sample_case=
         expect = {"tokens": [token_expect(draw_tokens(p, u))]}
     except ref.SieveError as e:
         expect = error(e)
-    return case(cid, family, seed_ref, description, request, expect)
+    sep = _separations()
+    found = sep.records("draw", expect, sep.draw_run(probs, seed, pos, sample_case, tag))
+    return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
-def position_case(cid, family, seed_ref, description, mode, q, k, row=0) -> dict:
+def position_case(cid, family, seed_ref, description, mode, q, k, row=0, axis=None) -> dict:
     request = {"op": "position", "mode": mode, "seqlen_q": q, "seqlen_k": k, "row": row}
     try:
         expect = {"position": ref.position(mode, q, k, row)}
     except ref.SieveError as e:
         expect = error(e)
-    return case(cid, family, seed_ref, description, request, expect)
+    sep = _separations()
+    found = sep.records("position", expect, sep.position_run(mode, q, k, row))
+    return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
 def find_position(seed: int, lo: float, hi: float, sample_case=0, tag="main") -> int:

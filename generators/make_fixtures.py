@@ -25,6 +25,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import fixture_format as ff  # noqa: E402
+import float32 as fp32  # noqa: E402
 from families import ALL  # noqa: E402
 
 DATA = "sieve-fixtures.json"
@@ -33,12 +34,24 @@ RETIRED = "retired-ids.txt"
 SCHEMA_FILE = "schema.json"
 
 
+SUITE_BY_OP = {"draw": "draw", "sample": "sample"}
+
+
+def with_suite(c: dict, suite) -> dict:
+    """The case with the suite of `sieve run` it belongs to, after its family."""
+    suite = suite or SUITE_BY_OP.get(c["request"]["op"], "ordering")
+    out = {k: c[k] for k in ("id", "family")}
+    out["suite"] = suite
+    out.update((k, v) for k, v in c.items() if k not in out)
+    return out
+
+
 def build():
     """All cases, family by family, with ids checked unique."""
     torch.set_num_threads(1)
     families, cases, seen = [], [], set()
     for module in ALL:
-        family_cases = module.cases()
+        family_cases = [with_suite(c, module.SUITE) for c in module.cases()]
         for c in family_cases:
             if c["id"] in seen:
                 raise SystemExit(f"make_fixtures: duplicate case id {c['id']}")
@@ -54,7 +67,7 @@ def build():
 def render_data(families, cases) -> str:
     dump = lambda x: json.dumps(x, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
     lines = ["{", f' "schema": {dump(ff.SCHEMA)},',
-             f' "bands": {dump({"top_p": ff.TOPP_BAND, "gap": ff.GAP_BAND, "draw": ff.DRAW_BAND})},',
+             f' "arithmetic": {dump(arithmetic())},',
              ' "families": [']
     lines += [f"  {dump(f)}{',' if i + 1 < len(families) else ''}" for i, f in enumerate(families)]
     lines += [" ],", ' "cases": [']
@@ -63,14 +76,18 @@ def render_data(families, cases) -> str:
     return "\n".join(lines) + "\n"
 
 
+def arithmetic() -> dict:
+    """What the file's tolerances assume (fixtures/README.md, "Precision")."""
+    return {"precisions": list(ff.PRECISIONS), "float32_unit_roundoff": fp32.U,
+            "float32_routes": list(fp32.ROUTES), "draw_band": ff.DRAW_BAND}
+
+
 def render_readme(families, cases) -> str:
     template = (HERE / "fixtures-README.md").read_text()
     rows = "\n".join(f"| `{f['name']}` | {f['cases']} | {f['description']} |" for f in families)
     table = f"| family | cases | what it tests |\n|---|---|---|\n{rows}\n| all | {len(cases)} | |"
-    return template.replace("{{FAMILIES}}", table).replace("{{BANDS}}", (
-        f"top-p {ff.TOPP_BAND:g} (absolute, on the mass before a token), near-tie "
-        f"{ff.GAP_BAND:g} (relative gap at a cut), draw {ff.DRAW_BAND:g} (relative to the "
-        "total)"))
+    routes = "\n".join(f"- `{name}`" for name in fp32.ROUTES)
+    return template.replace("{{FAMILIES}}", table).replace("{{ROUTES}}", routes)
 
 
 def atomic_write(files: dict) -> None:

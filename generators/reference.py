@@ -107,6 +107,7 @@ class Filtered:
     cut_gap: float  # inf when nothing ranked was removed
     ranked: torch.Tensor = field(repr=False)  # token ids in rank order
     probs: torch.Tensor = field(repr=False)  # full-softmax p, float64 [V]
+    scaled: torch.Tensor = field(repr=False)  # the float32 scaled logits [V]
 
 
 def check_logits(logits: torch.Tensor) -> None:
@@ -153,7 +154,8 @@ def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine()) 
     masked[ranked[:kept]] = s64[ranked[:kept]]
     logprobs = torch.log_softmax(masked, dim=0)
     cut_gap = float(pr[kept - 1] - pr[kept]) if kept < len(ranked) else float("inf")
-    return Filtered(logprobs, kept, float(pr[:kept].sum()), margin, cut_gap, ranked, probs)
+    return Filtered(logprobs, kept, float(pr[:kept].sum()), margin, cut_gap, ranked, probs,
+                    scaled)
 
 
 def top_logprobs(logprobs: torch.Tensor, n: int) -> List[Tuple[int, float]]:

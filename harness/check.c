@@ -13,7 +13,30 @@ typedef struct checker {
   char *why;
   size_t why_len;
   int error_mismatch;
+  int precision; /* sieve_precision */
 } checker;
+
+typedef struct tolerance_spec {
+  double abs, rel;
+  double f32_abs; /* added at float32 */
+} tolerance_spec;
+
+static const char *const precision_names[] = {
+#define SIEVE__PRECISION_NAME(id, name) name,
+    SIEVE_PRECISIONS(SIEVE__PRECISION_NAME)
+#undef SIEVE__PRECISION_NAME
+};
+
+const char *sieve_precision_name(int precision) {
+  return precision >= 0 && precision < SIEVE_PRECISION_COUNT ? precision_names[precision] : "?";
+}
+
+int sieve_precision_parse(const char *name) {
+  for (int i = 0; name && i < SIEVE_PRECISION_COUNT; i++)
+    if (strcmp(name, precision_names[i]) == 0)
+      return i;
+  return -1;
+}
 
 static int mismatch(checker *c, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -82,14 +105,30 @@ static int match_exact(checker *c, const cJSON *want, const cJSON *got, const ch
   return match(c, want, got, path);
 }
 
-static int close_enough(double want, double got, double abs_tol, double rel_tol) {
-  if (isinf(want) || isnan(want))
-    return same_bits(want, got) || (isnan(want) && isnan(got));
-  return fabs(got - want) <= abs_tol + rel_tol * fabs(want);
+static double allowed(const checker *c, const tolerance_spec *t, double want) {
+  double f32 = c->precision == SIEVE_PRECISION_FLOAT32 ? t->f32_abs : 0.0;
+  return t->abs + f32 + t->rel * fabs(want);
 }
 
-static int match_approx(checker *c, const cJSON *want, const cJSON *got, double abs_tol,
-                        double rel_tol, const char *path) {
+static int close_enough(const checker *c, double want, double got, const tolerance_spec *t) {
+  if (isinf(want) || isnan(want))
+    return same_bits(want, got) || (isnan(want) && isnan(got));
+  return fabs(got - want) <= allowed(c, t, want);
+}
+
+static int off_by(checker *c, const char *path, double want, double got,
+                  const tolerance_spec *t) {
+  if (isinf(want) || isinf(got) || isnan(got))
+    return mismatch(c, path, "expected %.17g, got %.17g", want, got);
+  if (c->precision == SIEVE_PRECISION_FLOAT32 && t->f32_abs > 0)
+    return mismatch(c, path, "expected %.17g, got %.17g: off by %.3g, beyond the float32 bound "
+                    "%.3g", want, got, fabs(got - want), allowed(c, t, want));
+  return mismatch(c, path, "expected %.17g, got %.17g: off by %.3g, beyond %g + %g relative",
+                  want, got, fabs(got - want), t->abs, t->rel);
+}
+
+static int match_approx(checker *c, const cJSON *want, const cJSON *got, const tolerance_spec *t,
+                        const char *path) {
   if (cJSON_IsArray(want)) {
     if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != cJSON_GetArraySize(want))
       return mismatch(c, path, "expected an array of %d entries", cJSON_GetArraySize(want));
@@ -98,7 +137,7 @@ static int match_approx(checker *c, const cJSON *want, const cJSON *got, double 
     for (const cJSON *w = want->child; w; w = w->next, g = g->next, i++) {
       char p[256];
       child_path(p, sizeof p, path, NULL, i);
-      if (!match_approx(c, w, g, abs_tol, rel_tol, p))
+      if (!match_approx(c, w, g, t, p))
         return 0;
     }
     return 1;
@@ -108,15 +147,17 @@ static int match_approx(checker *c, const cJSON *want, const cJSON *got, double 
     return mismatch(c, path, "the fixture's expected value is not a number");
   if (as_number(got, &b) != 0 || cJSON_IsString(got))
     return mismatch(c, path, "expected a number near %.17g, got a non-number", a);
-  return close_enough(a, b, abs_tol, rel_tol)
-             ? 1
-             : mismatch(c, path, "expected %.17g within %g + %g relative, got %.17g", a, abs_tol,
-                        rel_tol, b);
+  return close_enough(c, a, b, t) ? 1 : off_by(c, path, a, b, t);
 }
 
-static double tolerance(const cJSON *matcher, const char *key) {
+static double number_of(const cJSON *matcher, const char *key) {
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(matcher, key);
   return cJSON_IsNumber(t) ? t->valuedouble : 0.0;
+}
+
+static tolerance_spec tolerance_of(const cJSON *matcher) {
+  return (tolerance_spec){number_of(matcher, "abs"), number_of(matcher, "rel"),
+                          number_of(matcher, "f32_abs")};
 }
 
 static int match_any_of(checker *c, const cJSON *options, const cJSON *got, const char *path) {
@@ -166,11 +207,12 @@ static int match_sparse(checker *c, const cJSON *spec, const cJSON *got, const c
   if (strcmp(hex, sum->valuestring) != 0)
     return mismatch(c, path, "the kept ids differ (mixsum64 %s, expected %s)", hex,
                     sum->valuestring);
+  tolerance_spec t = tolerance_of(spec);
   for (const cJSON *entry = at->child; entry; entry = entry->next) {
     char p[256];
     snprintf(p, sizeof p, "%s[%s]", path, entry->string);
     const cJSON *g = cJSON_GetArrayItem(got, atoi(entry->string));
-    if (!match_approx(c, entry, g, tolerance(spec, "abs"), tolerance(spec, "rel"), p))
+    if (!match_approx(c, entry, g, &t, p))
       return 0;
   }
   return 1;
@@ -185,11 +227,11 @@ static const cJSON *matcher_key(const cJSON *expect) {
 
 static int match_matcher(checker *c, const cJSON *expect, const cJSON *key, const cJSON *got,
                          const char *path) {
-  double abs_tol = tolerance(expect, "abs"), rel_tol = tolerance(expect, "rel");
+  tolerance_spec t = tolerance_of(expect);
   if (strcmp(key->string, "$exact") == 0)
     return match_exact(c, key, got, path);
   if (strcmp(key->string, "$approx") == 0 || strcmp(key->string, "$approx_array") == 0)
-    return match_approx(c, key, got, abs_tol, rel_tol, path);
+    return match_approx(c, key, got, &t, path);
   if (strcmp(key->string, "$any_of") == 0)
     return match_any_of(c, key, got, path);
   if (strcmp(key->string, "$sparse") == 0)
@@ -251,9 +293,9 @@ static int match(checker *c, const cJSON *expect, const cJSON *got, const char *
   return match_exact(c, expect, got, path);
 }
 
-int sieve_check_ex(const cJSON *expect, const cJSON *got, char *why, size_t why_len,
-                   int *error_mismatch) {
-  checker c = {why, why_len, 0};
+int sieve_check_at(const cJSON *expect, const cJSON *got, int precision, char *why,
+                   size_t why_len, int *error_mismatch) {
+  checker c = {why, why_len, 0, precision};
   if (why_len)
     why[0] = '\0';
   int ok = match(&c, expect, got, "");
@@ -263,5 +305,5 @@ int sieve_check_ex(const cJSON *expect, const cJSON *got, char *why, size_t why_
 }
 
 int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len) {
-  return sieve_check_ex(expect, got, why, why_len, NULL);
+  return sieve_check_at(expect, got, SIEVE_PRECISION_FLOAT64, why, why_len, NULL);
 }

@@ -10,12 +10,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 1 when `got` matches `expect`; otherwise 0, with a one-line reason naming the path in `why`. */
+/* The arithmetic an implementation declares (fixtures/README.md, "Precision"): at float32 a
+ * matcher's f32_abs bound is added to its tolerance. One list; every table derives from it. */
+#define SIEVE_PRECISIONS(X) \
+  X(FLOAT32, "float32")     \
+  X(FLOAT64, "float64")
+
+typedef enum sieve_precision {
+#define SIEVE__PRECISION_ENUM(id, name) SIEVE_PRECISION_##id,
+  SIEVE_PRECISIONS(SIEVE__PRECISION_ENUM)
+#undef SIEVE__PRECISION_ENUM
+      SIEVE_PRECISION_COUNT
+} sieve_precision;
+
+/* The precision's name; its value for a name, or -1. */
+const char *sieve_precision_name(int precision);
+int sieve_precision_parse(const char *name);
+
+/* 1 when `got` matches `expect` at float64; otherwise 0, with a one-line reason naming the path
+ * in `why`. */
 int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len);
 
-/* The same; *error_mismatch is set when an error stood where an answer was due, or the reverse. */
-int sieve_check_ex(const cJSON *expect, const cJSON *got, char *why, size_t why_len,
-                   int *error_mismatch);
+/* The same at a precision; *error_mismatch (may be NULL) is set when an error stood where an
+ * answer was due, or the reverse. */
+int sieve_check_at(const cJSON *expect, const cJSON *got, int precision, char *why,
+                   size_t why_len, int *error_mismatch);
 
 /* The mixsum64 checksum of 32-bit words (fixtures/README.md, "Recipes and checksums"). */
 uint64_t sieve_mixsum64(const uint32_t *words, size_t n);

@@ -1,7 +1,7 @@
 /*
  * `sieve diff A B [--suite NAME]... [--format text|markdown]`: the cases on
  * which two implementations answer differently, keyed by stable case id and
- * grouped by the axis of oracle/ENGINES.md they exercise, with both answers.
+ * grouped by the axis each case names (fixtures/README.md), with both answers.
  * The cases are the fixtures and the fingerprint probes (one per axis).
  * Numbers agree within 1e-9 + 1e-9 relative; messages, error codes and the
  * oracle's extra answers (margins, u) are not compared.
@@ -24,37 +24,9 @@
 
 typedef struct difference {
   char id[192];
-  const char *axis;
+  char axis[32];
   char a[160], b[160];
 } difference;
-
-static const struct {
-  const char *prefix, *axis;
-} axes_of_cases[] = {
-    {"ordering/top-p-on-full-distribution", "topp_scope"},
-    {"seed-examples/000-order-example", "topp_scope"},
-    {"ordering/strict-boundary", "boundary"},
-    {"seed-examples/004-top-p-0.7-on-0.4", "boundary"},
-    {"ordering/top-k-tie", "topk_ties"},
-    {"ties/", "topk_ties"},
-    {"ordering/temperature-before-top-p", "temperature_at"},
-    {"validation/top-k-zero", "top_k_zero"},
-    {"validation/", "t0"},
-    {"seed-examples/000-t0", "t0"},
-    {"temperature/", "t0"},
-    {"logprobs/", "logprobs"},
-    {"seed-examples/000-floor-drawn", "logprobs"},
-    {"sample/", "draw"},
-    {"draw/", "draw"},
-    {"hash/", "draw"},
-};
-
-static const char *axis_of(const char *id) {
-  for (size_t i = 0; i < sizeof axes_of_cases / sizeof axes_of_cases[0]; i++)
-    if (strncmp(id, axes_of_cases[i].prefix, strlen(axes_of_cases[i].prefix)) == 0)
-      return axes_of_cases[i].axis;
-  return "other";
-}
 
 static int ignored(const char *key) {
   static const char *const keys[] = {"message", "code", "kept", "kept_mass", "topp_margin",
@@ -147,7 +119,7 @@ static void compare(differ *d, const char *id, const char *axis, const char *req
     }
     difference *f = &d->found[d->n++];
     snprintf(f->id, sizeof f->id, "%s", id);
-    f->axis = axis;
+    snprintf(f->axis, sizeof f->axis, "%s", *axis ? axis : "none");
     summary(x, f->a, sizeof f->a);
     summary(y, f->b, sizeof f->b);
   }
@@ -175,33 +147,40 @@ static void compare_fixtures(differ *d, const sieve_fixtures *fx, const char **s
     jbuf_json(&b, request);
     len = b.len;
     if (b.data)
-      compare(d, sieve_case_str(c, "id"), axis_of(sieve_case_str(c, "id")), b.data, len);
+      compare(d, sieve_case_str(c, "id"), sieve_case_str(c, "axis"), b.data, len);
     jbuf_free(&b);
     cJSON_Delete(request);
   }
 }
 
+static int axis_seen_before(const differ *d, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (strcmp(d->found[j].axis, d->found[i].axis) == 0)
+      return 1;
+  return 0;
+}
+
+/* The differences grouped by axis, the axes in the order they first differ (the probes', then
+ * the fixtures' axes, as each case names its own). */
 static void print(const differ *d, const char *a, const char *b, int markdown) {
-  static const char *const order[] = {"topp_scope", "boundary",   "topk_ties", "temperature_at",
-                                      "t0",         "top_k_zero", "logprobs",  "draw",
-                                      "other",      NULL};
   if (markdown)
     printf("## sieve diff\n\n`%s` and `%s` differ on %zu of %zu cases.\n", a, b, d->n,
            d->compared);
   else
     printf("sieve diff: %s and %s differ on %zu of %zu cases\n", a, b, d->n, d->compared);
-  for (int k = 0; order[k]; k++) {
+  for (size_t k = 0; k < d->n; k++) {
+    const char *axis = d->found[k].axis;
     size_t n = 0;
-    for (size_t i = 0; i < d->n; i++)
-      n += strcmp(d->found[i].axis, order[k]) == 0;
-    if (!n)
+    if (axis_seen_before(d, k))
       continue;
-    if (markdown)
-      printf("\n### %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", order[k], n, a, b);
-    else
-      printf("\n%s (%zu cases)\n", order[k], n);
     for (size_t i = 0; i < d->n; i++)
-      if (strcmp(d->found[i].axis, order[k]) == 0)
+      n += strcmp(d->found[i].axis, axis) == 0;
+    if (markdown)
+      printf("\n### %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", axis, n, a, b);
+    else
+      printf("\n%s (%zu cases)\n", axis, n);
+    for (size_t i = 0; i < d->n; i++)
+      if (strcmp(d->found[i].axis, axis) == 0)
         printf(markdown ? "| `%s` | %s | %s |\n" : "  %s: %s | %s\n", d->found[i].id,
                d->found[i].a, d->found[i].b);
   }

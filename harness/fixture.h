@@ -8,7 +8,9 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#define SIEVE_FIXTURE_SCHEMA "sieve-fixtures/1"
+#define SIEVE_FIXTURE_SCHEMA "sieve-fixtures/2"
+/* Expectation files key on case ids, which version 2 kept from version 1. */
+#define SIEVE_FIXTURE_IDS_SINCE "sieve-fixtures/1"
 
 typedef struct sieve_fixtures {
   cJSON *root;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "check.h"
 #include "jbuf.h"
 #include "suites.h"
 
@@ -81,9 +82,10 @@ static void problem_lines(const run_report *r, FILE *out) {
 
 static void verdict_line(const run_report *r, FILE *out) {
   fprintf(out, "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
-               "%zu unexpected\n",
+               "%zu unexpected (precision %s)\n",
           verdict(r), r->counts[OUTCOME_PASS], r->counts[OUTCOME_FAIL], r->counts[OUTCOME_SKIP],
-          r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH], r->unexpected + r->now_passing);
+          r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH], r->unexpected + r->now_passing,
+          sieve_precision_name(r->precision));
 }
 
 void sieve_report_summary(const run_report *r, FILE *out) {
@@ -101,8 +103,9 @@ void sieve_report_summary(const run_report *r, FILE *out) {
 }
 
 static void render_text(const run_report *r, FILE *out) {
-  fprintf(out, "sieve run: %s (%s %s) against %s fixtures\n", r->options->impl,
-          r->impl_name, r->impl_version, r->fixtures_schema);
+  fprintf(out, "sieve run: %s (%s %s) against %s fixtures at precision %s (%s)\n",
+          r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
+          sieve_precision_name(r->precision), r->precision_source);
   problem_lines(r, out);
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
@@ -122,10 +125,11 @@ static void md_cell(FILE *out, const char *text) {
 }
 
 static void render_markdown(const run_report *r, FILE *out) {
-  fprintf(out, "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures: **%zu passed**, %zu "
-               "failed, %zu skipped, %zu errors, %zu crashed.\n\n",
+  fprintf(out, "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures at precision %s (%s): "
+               "**%zu passed**, %zu failed, %zu skipped, %zu errors, %zu crashed.\n\n",
           verdict(r), r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
-          r->counts[0], r->counts[1], r->counts[2], r->counts[3], r->counts[4]);
+          sieve_precision_name(r->precision), r->precision_source, r->counts[0], r->counts[1],
+          r->counts[2], r->counts[3], r->counts[4]);
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
   fputs("| suite | pass | fail | skip | error | crash |\n|---|---:|---:|---:|---:|---:|\n", out);
@@ -159,6 +163,10 @@ static void render_json(const run_report *r, FILE *out) {
   jbuf_str(&b, r->impl_version);
   jbuf_key(&b, "fixtures_schema", 1);
   jbuf_str(&b, r->fixtures_schema);
+  jbuf_key(&b, "precision", 1);
+  jbuf_str(&b, sieve_precision_name(r->precision));
+  jbuf_key(&b, "precision_source", 1);
+  jbuf_str(&b, r->precision_source);
   jbuf_raw(&b, ",\"cases\":[\n");
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
@@ -227,6 +235,9 @@ static void render_junit(const run_report *r, FILE *out) {
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sieve\">\n", out);
+  fprintf(out, "  <properties>\n    <property name=\"precision\" value=\"%s\"/>\n"
+               "    <property name=\"precision_source\" value=\"%s\"/>\n  </properties>\n",
+          sieve_precision_name(r->precision), r->precision_source);
   for (size_t s = 0; s < n; s++) {
     const size_t *k = suites[s].counts;
     fprintf(out, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
@@ -241,7 +252,8 @@ static void render_junit(const run_report *r, FILE *out) {
 }
 
 static void render_tap(const run_report *r, FILE *out) {
-  fprintf(out, "TAP version 13\n1..%zu\n", r->n_cases);
+  fprintf(out, "TAP version 13\n1..%zu\n# precision %s (%s)\n", r->n_cases,
+          sieve_precision_name(r->precision), r->precision_source);
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
     int ok = c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP;

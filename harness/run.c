@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "impl.h"
 #include "outfile.h"
 #include "report.h"
@@ -23,10 +24,13 @@ static const char run_usage[] =
     "usage: sieve run --impl IMPL [--suite NAME]... [--expect FILE]\n"
     "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
+    "                 [--precision float32|float64]\n"
     "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
     "      profile:NAME (the oracle under an engine's rule: sieve profiles)\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
     "        position special-values distribution (default: all but smoke)\n"
+    "--precision: the arithmetic answers are compared at (default: what hello declares, else\n"
+    "float32, the arithmetic of real samplers; fixtures/README.md, \"Precision\").\n"
     "--output FILE is written whole or not at all; a device or FIFO is written in place. With\n"
     "--output or a format other than text, stderr gets the first unexpected cases and the verdict.\n";
 
@@ -102,6 +106,10 @@ static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
   if (!strcmp(flag, "--timeout"))
     return parse_positive(value, "--timeout must be a positive number of seconds, not",
                           timeout_s);
+  if (!strcmp(flag, "--precision")) {
+    c->opt.precision = sieve_precision_parse(value);
+    return c->opt.precision >= 0 ? 0 : usage("--precision must be float32 or float64, not", value);
+  }
   if (!strcmp(flag, "--format")) {
     c->format = value;
     return sieve_report_format_known(value) ? 0 : usage("unknown --format", value);
@@ -120,6 +128,7 @@ static int parse(cli *c, int argc, char **argv) {
   int timeout_s = 30;
   c->opt.jobs = 2;
   c->opt.shard_count = 1;
+  c->opt.precision = -1;
   c->format = "text";
   ssize_t n = readlink("/proc/self/exe", c->self, sizeof c->self - 1);
   c->self[n > 0 ? n : 0] = '\0';

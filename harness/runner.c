@@ -92,18 +92,16 @@ static char *canonical(cJSON *value) {
 
 /* ----------------------------------------------------------------------------- first pass */
 
-static void judge(case_result *r, const cJSON *answer) {
+static void judge(case_result *r, const cJSON *answer, int precision) {
   int error_mismatch = 0;
   char why[600];
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r->fixture, "expect");
-  if (sieve_check_ex(expect, answer, why, sizeof why, &error_mismatch)) {
+  if (sieve_check_at(expect, answer, precision, why, sizeof why, &error_mismatch)) {
     r->outcome = OUTCOME_PASS;
     return;
   }
   r->outcome = error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
-  char hint[200];
-  suite_hint(r->id, expect, answer, hint, sizeof hint);
-  snprintf(r->detail, sizeof r->detail, "%.200s%s%.480s", hint, *hint ? "; " : "", why);
+  case_detail(r->fixture, answer, precision, why, r->detail, sizeof r->detail);
 }
 
 static void first_pass_unit(shared *s, proc *p, size_t index) {
@@ -126,7 +124,7 @@ static void first_pass_unit(shared *s, proc *p, size_t index) {
     r->outcome = OUTCOME_CRASH;
     return;
   }
-  judge(r, answer);
+  judge(r, answer, s->report->precision);
   r->answer = canonical(answer);
   cJSON_Delete(answer);
 }
@@ -346,6 +344,22 @@ static void run_units(shared *s, size_t n_units, void (*unit)(shared *, proc *, 
 
 /* ----------------------------------------------------------------------------- the run */
 
+/* The precision answers are compared at: --precision, else hello's "precision", else float32,
+ * the arithmetic of real engines' samplers. An unknown declaration is a harness error. */
+static int declared_precision(const run_options *opt, run_report *report, const cJSON *answer,
+                              char *err, size_t err_len) {
+  const cJSON *declared = cJSON_GetObjectItemCaseSensitive(answer, "precision");
+  int p = cJSON_IsString(declared) ? sieve_precision_parse(declared->valuestring) : -1;
+  if (declared && p < 0) {
+    snprintf(err, err_len, "hello: \"precision\" must be \"float32\" or \"float64\", not %.60s",
+             cJSON_IsString(declared) ? declared->valuestring : "a non-string");
+    return -1;
+  }
+  report->precision = opt->precision >= 0 ? opt->precision : p >= 0 ? p : SIEVE_PRECISION_FLOAT32;
+  report->precision_source = opt->precision >= 0 ? "--precision" : p >= 0 ? "hello" : "default";
+  return 0;
+}
+
 static int hello(const run_options *opt, run_report *report, cJSON **ops, char *err,
                  size_t err_len) {
   proc p;
@@ -360,11 +374,14 @@ static int hello(const run_options *opt, run_report *report, cJSON **ops, char *
   snprintf(report->impl_version, sizeof report->impl_version, "%s",
            answer ? sieve_case_str(answer, "version") : "");
   report->own_rng = answer && strcmp(sieve_case_str(answer, "rng"), "own") == 0;
-  if (!answer || !cJSON_IsArray(*ops))
+  int rc = cJSON_IsArray(*ops) ? 0 : -1;
+  if (rc != 0)
     snprintf(err, err_len, "the implementation did not answer hello with a list of ops%s%.300s",
              *detail ? ": " : "", detail);
+  else if (declared_precision(opt, report, answer, err, err_len) != 0)
+    rc = -1;
   cJSON_Delete(answer);
-  return cJSON_IsArray(*ops) ? 0 : -1;
+  return rc;
 }
 
 static int has_op(const cJSON *ops, const char *op) {
@@ -477,6 +494,8 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
   sieve_fixtures fx;
   memset(report, 0, sizeof *report);
   report->options = opt;
+  report->precision = opt->precision >= 0 ? opt->precision : SIEVE_PRECISION_FLOAT32;
+  report->precision_source = opt->precision >= 0 ? "--precision" : "default";
   if (sieve_fixtures_load(opt->fixtures, &fx, err, err_len) != 0)
     return -1;
   snprintf(report->fixtures_schema, sizeof report->fixtures_schema, "%s", SIEVE_FIXTURE_SCHEMA);
@@ -500,11 +519,12 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
     run_units(&s, report->n_cases, distribution_unit, NULL);
   }
   cJSON_Delete(ops);
-  /* The fixture tree goes; keep what the report needs. */
+  /* The fixture tree goes; keep what the report needs (the suite and family names are its). */
   for (size_t i = 0; i < report->n_cases; i++) {
     report->cases[i].fixture = NULL;
     report->cases[i].family = strdup(report->cases[i].family ? report->cases[i].family : "");
     report->cases[i].seed_ref = strdup(report->cases[i].seed_ref ? report->cases[i].seed_ref : "");
+    report->cases[i].suite = strdup(report->cases[i].suite ? report->cases[i].suite : "");
   }
   sieve_fixtures_free(&fx);
   count(report);
@@ -535,7 +555,8 @@ int sieve_apply_expectations(run_report *report, const char *path, char *err, si
   int rc = -1;
   if (!root)
     snprintf(err, err_len, "%s: not valid JSON", path);
-  else if (!cJSON_IsString(schema) || strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0)
+  else if (!cJSON_IsString(schema) || (strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0 &&
+                                        strcmp(schema->valuestring, SIEVE_FIXTURE_IDS_SINCE) != 0))
     snprintf(err, err_len, "%s: written for fixtures \"%s\", these are \"%s\"", path,
              cJSON_IsString(schema) ? schema->valuestring : "(none)", SIEVE_FIXTURE_SCHEMA);
   else if (!cJSON_IsObject(list))
@@ -556,6 +577,7 @@ void sieve_report_free(run_report *report) {
     free(report->cases[i].answer);
     free((char *)report->cases[i].family);
     free((char *)report->cases[i].seed_ref);
+    free((char *)report->cases[i].suite);
   }
   free(report->cases);
   memset(report, 0, sizeof *report);

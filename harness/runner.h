@@ -40,14 +40,17 @@ typedef struct run_options {
   size_t shard_index, shard_count;
   int timeout_ms;
   int jobs;
-  int progress; /* a progress line on stderr */
+  int progress;  /* a progress line on stderr */
+  int precision; /* sieve_precision (check.h) from --precision; -1: as hello declares */
 } run_options;
 
 typedef struct run_report {
   const run_options *options;
   char impl_name[128], impl_version[64];
   char fixtures_schema[32];
-  int own_rng; /* hello said "rng": "own": the draw is not the hash */
+  int own_rng;   /* hello said "rng": "own": the draw is not the hash */
+  int precision; /* the arithmetic answers are compared at (sieve_precision) */
+  const char *precision_source; /* "--precision", "hello" or "default" */
   case_result *cases;
   size_t n_cases;
   size_t counts[OUTCOME_COUNT];

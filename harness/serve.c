@@ -101,9 +101,11 @@ static int op_hello(op_context *ctx) {
   jbuf_str(b, ctx->impl ? ctx->impl->name : SERVER_NAME);
   jbuf_key(b, "version", 1);
   jbuf_str(b, ctx->impl ? ctx->impl->version : SIEVE_VERSION);
-  if (!ctx->impl) {
+  if (!ctx->impl) { /* the oracle computes in float64; a library says nothing of its own */
     jbuf_key(b, "profile", 1);
     jbuf_str(b, ctx->profile);
+    jbuf_key(b, "precision", 1);
+    jbuf_str(b, "float64");
   }
   if (!ctx->impl && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
     jbuf_raw(b, ",\"rng\":\"own\"");

@@ -1,9 +1,16 @@
-/* Suites and failure hints; see suites.h. */
+/*
+ * Suites and failure details; see suites.h. Everything a detail says about a
+ * case comes from the fixture: its suite, and the readings it separates with
+ * the answer each gives (fixtures/README.md, "Readings"). A cause is named
+ * only when the answer matches that reading's answer.
+ */
 #include "suites.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "runner.h"
 
@@ -11,26 +18,7 @@ const char *const sieve_suites[] = {"params",   "ordering", "large-vocab", "logp
                                     "engine-options", "uniform", "draw", "sample",
                                     "position", "special-values", "distribution", NULL};
 
-static const struct {
-  const char *family;
-  const char *suite;
-} family_suites[] = {
-    {"validation", "params"},   {"ordering", "ordering"},   {"ties", "ordering"},
-    {"temperature", "ordering"}, {"large-vocab", "large-vocab"}, {"logprobs", "logprobs"},
-    {"engine-options", "engine-options"}, {"hash", "uniform"}, {"draw", "draw"},
-    {"sample", "sample"},       {"positions", "position"},  {"special-values", "special-values"},
-};
-
-const char *suite_of_case(const cJSON *c) {
-  const char *family = sieve_case_str(c, "family");
-  for (size_t i = 0; i < sizeof family_suites / sizeof family_suites[0]; i++)
-    if (strcmp(family, family_suites[i].family) == 0)
-      return family_suites[i].suite;
-  const char *op = sieve_case_str(cJSON_GetObjectItemCaseSensitive(c, "request"), "op");
-  if (strcmp(op, "draw") == 0)
-    return "draw";
-  return strcmp(op, "sample") == 0 ? "sample" : "ordering";
-}
+const char *suite_of_case(const cJSON *c) { return sieve_case_str(c, "suite"); }
 
 int suite_index(const char *suite) {
   for (int i = 0; sieve_suites[i]; i++)
@@ -39,65 +27,161 @@ int suite_index(const char *suite) {
   return SUITES_MAX - 1;
 }
 
-/* What a failure of a case with this id prefix most likely means. */
-static const struct {
-  const char *prefix;
-  const char *hint;
-} axis_hints[] = {
-    {"ordering/top-p-on-full-distribution", "top-p measured after top-k?"},
-    {"seed-examples/000-order-example", "top-p measured after top-k?"},
-    {"ordering/strict-boundary", ">= instead of > at the top-p boundary?"},
-    {"ordering/top-k-tie", "top-k ties not cut in token-id order?"},
-    {"ordering/top-p-tie", "ties not kept in token-id order?"},
-    {"ties/", "ties not broken by token id?"},
-    {"ordering/temperature-before-top-p", "temperature applied after the filters?"},
-    {"temperature/multiply-by-float32-reciprocal", "logits divided by T instead of multiplied by "
-                                                   "the float32 1/T?"},
-    {"validation/order-t0", "parameters checked after the temperature clamp?"},
-    {"validation/filter-t0", "parameters checked after the temperature clamp?"},
-    {"hash/", "check the logical shifts, the finalizer, the case mix and the mtp offset"},
-    {"positions/decode", "decode position off by one?"},
-    {"logprobs/processed", "raw or temperature-only logprobs instead of processed ones?"},
-    {"engine-options/blacklist-before-force-topk", "force_topk applied before the blacklist?"},
-    {"draw/", "the cdf built in another order, or >= instead of >?"},
-};
+/* ----------------------------------------------------------------------------- kept sets */
 
-/* The kept (non-null) ids of a logprobs array, as "{0,1,...}"; returns how many. */
-static int kept_set(const cJSON *logprobs, char *out, size_t len) {
+typedef struct kept_set {
+  int *ids; /* ascending; NULL when only the count is known */
+  int n;
+} kept_set;
+
+static kept_set kept_of_array(const cJSON *logprobs) {
+  kept_set k = {malloc(((size_t)cJSON_GetArraySize(logprobs) + 1) * sizeof(int)), 0};
+  int i = 0;
+  for (const cJSON *x = logprobs->child; k.ids && x; x = x->next, i++)
+    if (!cJSON_IsNull(x))
+      k.ids[k.n++] = i;
+  return k;
+}
+
+/* The kept set an expected logprobs matcher describes: an array, or a $sparse count. */
+static int kept_of_matcher(const cJSON *m, kept_set *out) {
+  const cJSON *array = cJSON_GetObjectItemCaseSensitive(m, "$approx_array");
+  const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(m, "$sparse");
+  const cJSON *count = cJSON_GetObjectItemCaseSensitive(sparse, "kept_count");
+  if (cJSON_IsArray(array)) {
+    *out = kept_of_array(array);
+    return out->ids ? 0 : -1;
+  }
+  if (!cJSON_IsNumber(count))
+    return -1;
+  *out = (kept_set){NULL, count->valueint};
+  return 0;
+}
+
+static int same_kept(const kept_set *want, const kept_set *have) {
+  if (want->n != have->n)
+    return 0;
+  return !want->ids || memcmp(want->ids, have->ids, (size_t)want->n * sizeof(int)) == 0;
+}
+
+/* "{0,1,2}", or "{0,1,...,9} (12 in all)" past eight ids; "N tokens" when ids are unknown. */
+static void print_kept(const kept_set *k, char *out, size_t len) {
+  if (!k->ids) {
+    snprintf(out, len, "%d tokens", k->n);
+    return;
+  }
   size_t at = (size_t)snprintf(out, len, "{");
-  int i = 0, shown = 0;
-  for (const cJSON *x = logprobs ? logprobs->child : NULL; x && at < len; x = x->next, i++)
-    if (!cJSON_IsNull(x) && shown++ < 8)
-      at += (size_t)snprintf(out + at, len - at, "%s%d", shown > 1 ? "," : "", i);
-  if (at < len)
-    snprintf(out + at, len - at, "%s}", shown > 8 ? ",..." : "");
-  return shown;
-}
-
-static const cJSON *first_row_logprobs(const cJSON *answer) {
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
-  return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "logprobs");
-}
-
-void suite_hint(const char *id, const cJSON *expect, const cJSON *got, char *out, size_t len) {
-  out[0] = '\0';
-  const char *axis = "";
-  for (size_t i = 0; i < sizeof axis_hints / sizeof axis_hints[0]; i++)
-    if (strncmp(id, axis_hints[i].prefix, strlen(axis_hints[i].prefix)) == 0)
-      axis = axis_hints[i].hint;
-  const cJSON *want = cJSON_GetObjectItemCaseSensitive(first_row_logprobs(expect), "$approx_array");
-  const cJSON *have = first_row_logprobs(got);
-  char kept_want[96], kept_have[96];
-  if (cJSON_IsArray(want) && cJSON_IsArray(have)) {
-    int n_want = kept_set(want, kept_want, sizeof kept_want);
-    int n_have = kept_set(have, kept_have, sizeof kept_have);
-    if (n_want == n_have)
-      axis = "as many tokens, other ids: ties or ranks in another order?";
-    if (strcmp(kept_want, kept_have) != 0) {
-      snprintf(out, len, "kept %s expected %s%s%s", kept_have, kept_want, *axis ? ": " : "",
-               axis);
+  for (int i = 0; i < k->n && at < len; i++) {
+    if (k->n > 8 && i == 7) {
+      at += (size_t)snprintf(out + at, len - at, ",...,%d} (%d in all)", k->ids[k->n - 1], k->n);
       return;
     }
+    at += (size_t)snprintf(out + at, len - at, "%s%d", i ? "," : "", k->ids[i]);
   }
-  snprintf(out, len, "%s", axis);
+  if (at < len)
+    snprintf(out + at, len - at, "}");
+}
+
+/* A member of the first row; an expected row with several outcomes gives its first one's. */
+static const cJSON *first_row(const cJSON *value, const char *key) {
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(value, "rows"), 0);
+  const cJSON *options = cJSON_GetObjectItemCaseSensitive(row, "$any_of");
+  return cJSON_GetObjectItemCaseSensitive(options ? options->child : row, key);
+}
+
+/* "drew token 3 expected 1" when a sampled token is not one the case accepts. */
+static void token_difference(const cJSON *expect, const cJSON *answer, char *out, size_t len) {
+  const cJSON *want = first_row(expect, "token"), *have = first_row(answer, "token");
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(expect, "rows"), 0);
+  const cJSON *options = cJSON_GetObjectItemCaseSensitive(row, "$any_of");
+  if (!cJSON_IsNumber(want) || !cJSON_IsNumber(have))
+    return;
+  for (const cJSON *o = options ? options->child : row; o; o = options ? o->next : NULL) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "token");
+    if (cJSON_IsNumber(t) && t->valuedouble == have->valuedouble)
+      return;
+  }
+  snprintf(out, len, "drew token %.0f expected %.0f", have->valuedouble, want->valuedouble);
+}
+
+/* What differs in the first row's kept set, e.g. "kept {0} expected {0,1}"; "" when the kept
+ * set is one the case accepts (or the case has none). */
+static void kept_difference(const cJSON *expect, const cJSON *answer, char *out, size_t len) {
+  const cJSON *want = first_row(expect, "logprobs"), *have = first_row(answer, "logprobs");
+  const cJSON *options = cJSON_GetObjectItemCaseSensitive(want, "$any_of");
+  out[0] = '\0';
+  if (!want || !cJSON_IsArray(have))
+    return;
+  kept_set got = kept_of_array(have), first = {NULL, 0};
+  int n_options = 0, matched = 0;
+  for (const cJSON *o = options ? options->child : want; o && got.ids && !matched;
+       o = options ? o->next : NULL) {
+    kept_set k;
+    if (kept_of_matcher(o, &k) != 0)
+      continue;
+    kept_set view = k.ids ? got : (kept_set){NULL, got.n};
+    matched = same_kept(&k, &view);
+    if (n_options++ == 0)
+      first = k;
+    else
+      free(k.ids);
+  }
+  if (got.ids && n_options > 0 && !matched) {
+    char a[160], b[160];
+    print_kept(first.ids ? &got : &(kept_set){NULL, got.n}, a, sizeof a);
+    print_kept(&first, b, sizeof b);
+    snprintf(out, len, "kept %s expected %s%s", a, b,
+             n_options > 1 ? " (or another close outcome)" : "");
+  }
+  free(first.ids);
+  free(got.ids);
+}
+
+/* ----------------------------------------------------------------------------- readings */
+
+static int separates_at(const cJSON *reading, int precision) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(reading, "precisions");
+  for (const cJSON *p = list ? list->child : NULL; p; p = p->next)
+    if (cJSON_IsString(p) && sieve_precision_parse(p->valuestring) == precision)
+      return 1;
+  return 0;
+}
+
+/* The causes of the readings whose answer this is, "hint [name]; or ..."; returns how many. */
+static int matching_readings(const cJSON *c, const cJSON *answer, int precision, char *out,
+                             size_t len) {
+  const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
+  size_t at = 0;
+  int n = 0;
+  out[0] = '\0';
+  for (const cJSON *r = readings ? readings->child : NULL; r && at < len; r = r->next) {
+    char why[8];
+    const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r, "expect");
+    if (!expect || !separates_at(r, precision) ||
+        !sieve_check_at(expect, answer, precision, why, sizeof why, NULL))
+      continue;
+    at += (size_t)snprintf(out + at, len - at, "%s%s [%s]", n++ ? "; or " : "",
+                           sieve_case_str(r, "hint"), sieve_case_str(r, "name"));
+  }
+  return n;
+}
+
+void case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why, char *out,
+                 size_t len) {
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(c, "expect");
+  char kept[512], causes[480];
+  kept_difference(expect, answer, kept, sizeof kept);
+  if (!*kept)
+    token_difference(expect, answer, kept, sizeof kept);
+  char unused[8];
+  if (matching_readings(c, answer, precision, causes, sizeof causes) > 0)
+    ;
+  else if (precision == SIEVE_PRECISION_FLOAT64 &&
+           sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL))
+    snprintf(causes, sizeof causes, "float32 arithmetic: within the float32 bounds, so an "
+                                    "implementation that computes in float32 should say so "
+                                    "(hello \"precision\": \"float32\", or --precision)");
+  else
+    snprintf(causes, sizeof causes, "no known misreading gives this answer");
+  snprintf(out, len, "%s%s%.300s; %s", kept, *kept ? ": " : "", causes, why);
 }

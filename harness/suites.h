@@ -1,6 +1,6 @@
 /*
  * The suites of `sieve run`: which suite each fixture case belongs to, and
- * the one-line hints that say what a failure probably means.
+ * the one-line detail of a failure: what differs, and its likely cause.
  */
 #ifndef SIEVE_SUITES_H
 #define SIEVE_SUITES_H
@@ -11,13 +11,19 @@
 #define SUITES_MAX 16
 #define SMOKE_PER_SUITE 2
 
-/* The suite of a fixture case: by family, and by op for the seed examples. */
+/* The suite of a fixture case, as the fixture names it. */
 const char *suite_of_case(const cJSON *c);
 
 /* The position of a suite in sieve_suites (runner.h), or SUITES_MAX - 1 if unknown. */
 int suite_index(const char *suite);
 
-/* A short guess at the cause of a failure ("" if none), e.g. "kept {0} expected {0,1}: ...". */
-void suite_hint(const char *id, const cJSON *expect, const cJSON *got, char *out, size_t len);
+/*
+ * The detail of a failed case at a precision: what differs in the kept set or the drawn token,
+ * the cause of every reading of the case whose answer this is (or "no known misreading gives
+ * this answer"), then `why`, the matcher's reason. For example "kept {0} expected {0,1}: top-k
+ * applied first and ... [topk-first-renormalized]; rows[0].logprobs: ...".
+ */
+void case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why, char *out,
+                 size_t len);
 
 #endif /* SIEVE_SUITES_H */

@@ -1,5 +1,6 @@
 /* The fixture matchers (fixtures/README.md): each passes what it should and fails the rest. */
 #include <stdio.h>
+#include <string.h>
 
 #include "../harness/check.h"
 #include "helpers.h"
@@ -90,4 +91,114 @@ Test(check, mixsum64_is_order_sensitive) {
   uint32_t a[2] = {1, 2}, b[2] = {2, 1};
   cr_expect_neq(sieve_mixsum64(a, 2), sieve_mixsum64(b, 2));
   cr_expect_eq(sieve_mixsum64(a, 0), 0);
+}
+
+static int check_at(const char *expect, const char *got, int precision) {
+  cJSON *e = cJSON_Parse(expect), *g = cJSON_Parse(got);
+  cr_assert(e && g, "test JSON must parse");
+  char why[512];
+  int ok = sieve_check_at(e, g, precision, why, sizeof why, NULL);
+  cJSON_Delete(e);
+  cJSON_Delete(g);
+  return ok;
+}
+
+Test(check, float32_bound_is_added_at_float32_only) {
+  const char *e = "{\"x\":{\"$approx\":-0.5,\"abs\":1e-9,\"rel\":1e-9,\"f32_abs\":1e-6}}";
+  cr_expect(check_at(e, "{\"x\":-0.5000005}", SIEVE_PRECISION_FLOAT32));
+  cr_expect(!check_at(e, "{\"x\":-0.5000005}", SIEVE_PRECISION_FLOAT64));
+  cr_expect(!check_at(e, "{\"x\":-0.500002}", SIEVE_PRECISION_FLOAT32));
+}
+
+Test(check, float32_bound_applies_to_sparse_entries) {
+  uint32_t ids[] = {0, 1};
+  char expect[400];
+  snprintf(expect, sizeof expect,
+           "{\"lp\":{\"$sparse\":{\"length\":2,\"kept_count\":2,\"kept_mixsum64\":\"%016llx\","
+           "\"at\":{\"0\":-0.25},\"abs\":1e-9,\"rel\":1e-9,\"f32_abs\":1e-6}}}",
+           (unsigned long long)sieve_mixsum64(ids, 2));
+  cr_expect(check_at(expect, "{\"lp\":[-0.2500004,-1]}", SIEVE_PRECISION_FLOAT32), "%s", expect);
+  cr_expect(!check_at(expect, "{\"lp\":[-0.2500004,-1]}", SIEVE_PRECISION_FLOAT64));
+}
+
+Test(check, a_logprob_failure_says_how_far_off_and_the_bound) {
+  cJSON *e = cJSON_Parse("{\"x\":{\"$approx\":-0.5,\"abs\":1e-9,\"rel\":0,\"f32_abs\":1e-6}}");
+  cJSON *g = cJSON_Parse("{\"x\":-0.5001}");
+  char why[512];
+  cr_assert(!sieve_check_at(e, g, SIEVE_PRECISION_FLOAT32, why, sizeof why, NULL));
+  cr_expect(strstr(why, "off by 0.0001, beyond the float32 bound 1e-06") != NULL, "%s", why);
+  cJSON_Delete(e);
+  cJSON_Delete(g);
+}
+
+Test(check, precisions_parse_by_name_and_nothing_else) {
+  cr_expect_eq(sieve_precision_parse("float32"), SIEVE_PRECISION_FLOAT32);
+  cr_expect_eq(sieve_precision_parse("float64"), SIEVE_PRECISION_FLOAT64);
+  cr_expect_eq(sieve_precision_parse("fp16"), -1);
+  cr_expect_str_eq(sieve_precision_name(SIEVE_PRECISION_FLOAT64), "float64");
+}
+
+/* ----------------------------------------------------------------------------- details */
+
+#include "../harness/suites.h"
+
+/* A filter case on 10 tokens whose rule keeps 0..8 and whose one reading keeps 0..7. */
+static const char detail_case[] =
+    "{\"id\":\"t/x\",\"expect\":{\"rows\":[{\"logprobs\":{\"$approx_array\":"
+    "[-2,-2,-2,-2,-2,-2,-2,-2,-2,null],\"abs\":1e-9,\"rel\":1e-9,\"f32_abs\":1e-6}}]},"
+    "\"readings\":[{\"name\":\"ge-boundary\",\"axis\":\"boundary\",\"hint\":\">= instead of >\","
+    "\"precisions\":[\"float32\",\"float64\"],\"expect\":{\"rows\":[{\"logprobs\":"
+    "{\"$approx_array\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null],\"abs\":1e-9,\"rel\":1e-9}}]}}]}";
+
+static void detail_of(const char *answer, int precision, char *out, size_t len) {
+  cJSON *c = cJSON_Parse(detail_case), *a = cJSON_Parse(answer);
+  cr_assert(c && a);
+  case_detail(c, a, precision, "why", out, len);
+  cJSON_Delete(c);
+  cJSON_Delete(a);
+}
+
+Test(detail, names_a_reading_only_when_the_answer_is_that_readings_answer) {
+  char out[700];
+  detail_of("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}",
+            SIEVE_PRECISION_FLOAT64, out, sizeof out);
+  cr_expect(strstr(out, ">= instead of > [ge-boundary]") != NULL, "%s", out);
+  detail_of("{\"rows\":[{\"logprobs\":[-4,-4,-4,-4,-4,-4,-4,-4,null,null]}]}",
+            SIEVE_PRECISION_FLOAT64, out, sizeof out);
+  cr_expect(strstr(out, "[ge-boundary]") == NULL, "%s", out);
+  cr_expect(strstr(out, "no known misreading gives this answer") != NULL, "%s", out);
+}
+
+Test(detail, compares_whole_kept_sets_and_shortens_them_only_in_print) {
+  char out[700];
+  detail_of("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}",
+            SIEVE_PRECISION_FLOAT64, out, sizeof out);
+  cr_expect(strstr(out, "kept {0,1,2,3,4,5,6,7} expected {0,1,2,3,4,5,6,...,8} (9 in all)") !=
+                NULL, "%s", out);
+}
+
+Test(detail, says_nothing_of_kept_sets_when_they_are_equal) {
+  char out[700];
+  detail_of("{\"rows\":[{\"logprobs\":[-2.1,-2,-2,-2,-2,-2,-2,-2,-2,null]}]}",
+            SIEVE_PRECISION_FLOAT64, out, sizeof out);
+  cr_expect(strstr(out, "kept") == NULL && strstr(out, "other ids") == NULL, "%s", out);
+}
+
+Test(detail, an_answer_within_the_float32_bound_at_float64_says_float32_arithmetic) {
+  char out[700];
+  detail_of("{\"rows\":[{\"logprobs\":[-2.0000005,-2,-2,-2,-2,-2,-2,-2,-2,null]}]}",
+            SIEVE_PRECISION_FLOAT64, out, sizeof out);
+  cr_expect(strstr(out, "float32 arithmetic") != NULL, "%s", out);
+}
+
+Test(detail, a_reading_that_separates_only_at_float64_is_not_named_at_float32) {
+  char out[700];
+  cJSON *c = cJSON_Parse(detail_case);
+  cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "readings"), 0);
+  cJSON_ReplaceItemInObject(r, "precisions", cJSON_CreateStringArray((const char *[]){"float64"}, 1));
+  cJSON *a = cJSON_Parse("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}");
+  case_detail(c, a, SIEVE_PRECISION_FLOAT32, "why", out, sizeof out);
+  cr_expect(strstr(out, "[ge-boundary]") == NULL, "%s", out);
+  cJSON_Delete(c);
+  cJSON_Delete(a);
 }

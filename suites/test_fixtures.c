@@ -137,12 +137,12 @@ Test(fixtures, a_file_of_another_schema_version_is_rejected) {
   int fd = mkstemp(path);
   cr_assert_geq(fd, 0);
   FILE *f = fdopen(fd, "w");
-  fputs("{\"schema\":\"sieve-fixtures/2\",\"cases\":[]}", f);
+  fputs("{\"schema\":\"sieve-fixtures/1\",\"cases\":[]}", f);
   fclose(f);
   sieve_fixtures fx;
   char err[256];
   cr_expect_eq(sieve_fixtures_load(path, &fx, err, sizeof err), -1);
-  cr_expect(strstr(err, "sieve-fixtures/1") != NULL, "%s", err);
+  cr_expect(strstr(err, "sieve-fixtures/2") != NULL, "%s", err);
   cr_expect_eq(sieve_fixtures_load("/nonexistent/fixtures.json", &fx, err, sizeof err), -1);
   remove(path);
 }

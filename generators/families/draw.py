@@ -2,6 +2,7 @@
 import fixture_format as ff
 
 FAMILY = "draw"
+SUITE = "draw"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("The first token whose float64 running sum (token order) is > u * total "
                "(000:48-50, 000:55); zero-probability tokens are never drawn; draws within the "
                "band of a cdf step list both neighbours.")

@@ -3,6 +3,7 @@ import fixture_format as ff
 import reference as ref
 
 FAMILY = "engine-options"
+SUITE = "engine-options"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("DEEPINFER_SAMPLER_FORCE_TOPK keeps the N largest logits before every other step "
                "(000:67); DEEPINFER_DECODE_TOKEN_BLACKLIST sets logits to -inf (000:68). Ours: "
                "the blacklist applies first, force_topk ties go to the lower id.")

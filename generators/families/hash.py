@@ -2,6 +2,7 @@
 import fixture_format as ff
 
 FAMILY = "hash"
+SUITE = "uniform"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("u = mix(seed + (seq XOR (seq << 13))) >> 11 times 2^-53, seq = (position * 3 + "
                "case) * 0x9E3779B97F4A7C15, modulo 2^64, with the mtp seed offset 1000000007. "
                "Values are exact.")

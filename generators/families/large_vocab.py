@@ -2,6 +2,7 @@
 import fixture_format as ff
 
 FAMILY = "large-vocab"
+SUITE = "large-vocab"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("V = 32000, 128256, 151936 and 262144, with peaked and flat logits, the common "
                "parameter sets and top_k > V. Rows are recipes (fixtures/README.md); the "
                "expected logprobs give the kept count, a checksum of the kept ids and sampled "

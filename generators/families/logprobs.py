@@ -2,6 +2,7 @@
 import fixture_format as ff
 
 FAMILY = "logprobs"
+SUITE = "logprobs"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Returned logprobs are processed (after temperature, top-p and top-k, 000:70-72); "
                "top_logprobs n gives the n best entries of the processed row, ties and -inf "
                "entries by token id (000:74).")

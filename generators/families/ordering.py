@@ -1,10 +1,14 @@
 """Cases that tell ordering rules apart by a margin float32 cannot blur."""
 import math
 
+import torch
+
 import fixture_format as ff
+import float32 as fp32
 import reference as ref
 
 FAMILY = "ordering"
+SUITE = "ordering"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Where the rule differs from other engines' choices: top-p on the full "
                "distribution, not after top-k (000:25-28); > not >= at an exact boundary "
                "(000:17); stable tie order (000:16); temperature before the filters (000:15).")
@@ -23,6 +27,26 @@ FULL_VS_RENORMALIZED = [
 ]
 
 
+def routes_off_the_boundary(n: int, top_p: float) -> list:
+    """The float32 routes (float32.py) on which n equal logits do not keep the rule's tokens at
+    top_p: where the probabilities round so that the mass before token j is not exactly j/n."""
+    row = torch.full((n,), 0.25, dtype=torch.float32)
+    want = list(range(ref.filter_row(row, ref.Params(1.0, top_p, -1)).kept))
+    finite = torch.ones(n, dtype=torch.bool)
+    return [r for r in fp32.ROUTES if fp32.route_kept(row, finite, top_p, -1, r) != want]
+
+
+def boundary_description(n: int, j: int) -> str:
+    p = j / n
+    off = routes_off_the_boundary(n, p)
+    text = (f"{n} equal logits, top_p {p}: the mass before token {j} is exactly {p}, not > "
+            f"top_p, so {j + 1} tokens stay (>= would keep {j})")
+    if not off:
+        return text + "; exact on every route of the float32 routes (fixtures/README.md)."
+    return (text + f"; on {', '.join(off)} the probabilities round above 1/{n} and the mass "
+            f"passes {p}, so {j} tokens are accepted too.")
+
+
 def cases():
     F, c = FAMILY, ff.filter_case
     out = []
@@ -30,14 +54,14 @@ def cases():
         out.append(c(f"{F}/top-p-on-full-distribution-{i}", F, "000:25-28",
                      f"p = {ps}, top_k {k}, top_p {p}: top-p measured on the full "
                      "distribution keeps more tokens than on the renormalized top-k mass.",
-                     _log(ps), top_p=p, top_k=k))
+                     _log(ps), top_p=p, top_k=k, axis="topp_scope"))
     for n in (2, 4, 8, 16):
         for j in range(1, n):
             p = j / n
+            exact = not routes_off_the_boundary(n, p)
             out.append(c(f"{F}/strict-boundary-{n}-equal-top-p-{j}-of-{n}", F, "000:17",
-                         f"{n} equal logits, top_p {p}: the mass before token {j} is exactly "
-                         f"{p}, not > top_p, so {j + 1} tokens stay (>= would keep {j}).",
-                         [0.25] * n, top_p=p, exact_boundary=True))
+                         boundary_description(n, j), [0.25] * n, top_p=p, exact_boundary=True,
+                         axis="boundary" if exact else None))
     ties = [
         ([1.0, 3.0, 1.0, 3.0, 3.0, 0.0], 1.0, 2), ([5.0, 5.0, 5.0, 5.0], 1.0, 3),
         ([0.0, 2.0, 2.0, 1.0, 2.0], 1.0, 1), ([2.0, 1.0, 2.0, 1.0, 2.0, 1.0], 1.0, 4),
@@ -47,11 +71,11 @@ def cases():
         out.append(c(f"{F}/top-k-tie-keeps-lowest-ids-{i}", F, "000:16,000:18",
                      f"Logits {row}, top_k {k}: a cut inside a tie keeps exactly k tokens, the "
                      "lower ids first (not every token tied with the k-th).", row, top_p=p,
-                     top_k=k))
+                     top_k=k, axis="topk_ties"))
     for n, p in ((3, 0.5), (5, 0.5), (6, 0.3)):
         out.append(c(f"{F}/top-p-tie-keeps-lowest-ids-{n}", F, "000:16-17",
                      f"{n} equal logits, top_p {p}: the kept tokens are the lowest ids.",
-                     [1.0] * n, top_p=p))
+                     [1.0] * n, top_p=p, axis="topk_ties"))
     row = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5]
     for t, p in ((0.5, 0.8), (2.0, 0.8), (0.5, 0.6), (3.0, 0.9), (0.7, 0.9), (0.3, 0.7)):
         scaled = ref.filter_row(ff.as_row(row), ref.Params(t, p, -1)).kept
@@ -59,5 +83,6 @@ def cases():
         assert scaled != unscaled, (t, p)
         out.append(c(f"{F}/temperature-before-top-p-t{t}-p{p}", F, "000:15",
                      f"Temperature {t} applies before top-p {p}: {scaled} tokens stay; top-p "
-                     f"on the unscaled distribution would keep {unscaled}.", row, t=t, top_p=p))
+                     f"on the unscaled distribution would keep {unscaled}.", row, t=t, top_p=p,
+                     axis="temperature_at"))
     return out

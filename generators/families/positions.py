@@ -2,6 +2,7 @@
 import fixture_format as ff
 
 FAMILY = "positions"
+SUITE = "position"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Prefill samples at seqlen_k; decode row r at seqlen_k - seqlen_q + 1 + r "
                "(000:59, prepare_sample.cpp:198-206).")
 

@@ -4,6 +4,7 @@ import torch
 import fixture_format as ff
 
 FAMILY = "sample"
+SUITE = "sample"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Filter, exp, hash uniform, inverse CDF, end to end; the same row in batches of "
                "other sizes and orders gets the same answer (000:34, random_sampling.py:17-20).")
 
@@ -17,7 +18,8 @@ def _random_row(gen: torch.Generator, v: int):
 
 
 def _ok(row):
-    """A row whose sample cases the bands allow under every parameter set."""
+    """A row whose sample cases have one filter outcome within float32 reach under every
+    parameter set."""
     try:
         for t, p, k in PARAMS:
             ff.sample_expect(ff.as_row(row["logits"]), ff.ref.Params(t, p, k), 0, 0)

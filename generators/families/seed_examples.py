@@ -6,6 +6,7 @@ import torch
 import fixture_format as ff
 
 FAMILY = "seed-examples"
+SUITE = None  # by op: draw and sample cases in those suites, the rest in ordering
 DESCRIPTION = "The worked examples of seeds 000, 002 and 004, as far as they concern this rule."
 
 MAT_ROW = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5]  # mat, floor, rug, sofa, bed, chair: gap 0.5
@@ -33,13 +34,14 @@ def cases():
           "The same gap is a ratio of exp(1.0) = 2.72 at T = 0.5.", MAT_ROW, t=0.5),
         c(f"{F}/000-t0-gap-0.01-gives-probability-1", F, "000:9",
           "At T = 0 (clamped to 1e-5) a gap of 0.01 becomes 1000 and the best token gets "
-          "probability 1.", [1.0, 0.99, 0.5], t=0.0),
+          "probability 1.", [1.0, 0.99, 0.5], t=0.0, axis="t0"),
         c(f"{F}/000-t0-equal-logits-share", F, "000:9",
-          "Exactly equal logits still share the probability at T = 0.", [2.0, 2.0, 1.0], t=0.0),
+          "Exactly equal logits still share the probability at T = 0.", [2.0, 2.0, 1.0], t=0.0,
+          axis="t0"),
         c(f"{F}/000-order-example-keeps-2", F, "000:25-28",
           "p = (0.5, 0.3, 0.2), top_k 2, top_p 0.55: the mass before the second token is "
           "0.5 <= 0.55, so it stays; top-k first would have kept 1 token.",
-          ORDER_ROW, top_p=0.55, top_k=2),
+          ORDER_ROW, top_p=0.55, top_k=2, axis="topp_scope"),
         c(f"{F}/000-top-k-larger-than-v-keeps-all", F, "000:32",
           "A top_k larger than the vocabulary keeps all tokens.", MAT_ROW, top_k=1000),
         c(f"{F}/002-top-k-2-keeps-3-and-2", F, "002:84-85",

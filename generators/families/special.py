@@ -4,6 +4,7 @@ import math
 import fixture_format as ff
 
 FAMILY = "special-values"
+SUITE = "special-values"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Rows the rule must answer or reject without undefined behaviour (oracle/SPEC.md, "
                "'-inf, NaN and +inf logits'): -inf is allowed and never kept, NaN and +inf are "
                "errors, a row with no finite logit and V = 0 are errors.")

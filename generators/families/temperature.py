@@ -1,9 +1,12 @@
 """Temperature extremes: the 1e-5 clamp, just above it, and very large T."""
 import math
 
+import numpy as np
+
 import fixture_format as ff
 
 FAMILY = "temperature"
+SUITE = "ordering"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Temperatures across the range (000:5, 000:7, 000:9, 000:11): the clamp at "
                "1e-5 and what it resets, values just above it, the float32 multiply by 1/T, and "
                "very large T.")
@@ -11,6 +14,20 @@ DESCRIPTION = ("Temperatures across the range (000:5, 000:7, 000:9, 000:11): the
 ROW = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5, 0.7, 1.2]
 TS = [0.0, 5e-324, 1e-6, math.nextafter(1e-5, 0.0), 1e-5, math.nextafter(1e-5, 1.0), 2e-5, 1e-4,
       1e-3, 0.01, 0.1, 0.3, 0.7, 1.0, 1.3, 2.0, 10.0, 100.0, 1e6, 1e30, 1e300]
+
+
+def tie_made_by_reciprocal(t: float):
+    """Two adjacent float32 logits just below 512 whose products with the float32 1/T are equal,
+    while their quotients by the float32 T differ: the float32 multiply of 000:11 makes a tie
+    that division does not."""
+    r, t32 = np.float32(1.0 / t), np.float32(t)
+    b = np.float32(512.0)
+    for _ in range(1 << 16):
+        a = np.nextafter(b, np.float32(0.0), dtype=np.float32)
+        if a * r == b * r and a / t32 != b / t32:
+            return float(a), float(b)
+        b = a
+    raise ValueError(f"no tie made by 1/T at T = {t}")
 
 
 def cases():
@@ -29,6 +46,18 @@ def cases():
                      f"Logits 5, 10 and 2.5 at T = {t}: each is multiplied by the float32 "
                      "value of 1/T, which can differ by an ulp from dividing by T.",
                      [5.0, 10.0, 2.5, 0.0], t=t))
+    for t in (1.3, 1.5, 3.0):
+        a, b = tie_made_by_reciprocal(t)
+        out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-k-1", F, "000:11,000:16",
+                     f"Logits {a!r} and {b!r} at T = {t}: times the float32 1/T both are "
+                     f"{float(np.float32(a) * np.float32(1.0 / t))!r}, a tie that token order "
+                     "decides, so top_k 1 keeps token 0; divided by T, token 1 is larger.",
+                     [a, b, 0.0], t=t, top_k=1, axis="temperature_op"))
+        out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-p-0.5", F, "000:11,000:17",
+                     f"The same logits at T = {t}, top_p 0.5: tied, each has p = 0.5 exactly and "
+                     "the mass before the second is 0.5, so both stay; divided by T, token 1 "
+                     "comes first with p > 0.5 and token 0 goes.", [a, b], t=t, top_p=0.5,
+                     exact_boundary=True, axis="temperature_op"))
     out.append(c(f"{F}/t-1e-3-underflowed-token-keeps-finite-logprob", F, "000:19",
                  "At T = 1e-3 a logit gap of 1 is 1000: the second token's probability is 0, "
                  "but as a kept token its processed logprob is a finite -1000.", [0.0, -1.0],

@@ -2,6 +2,7 @@
 import fixture_format as ff
 
 FAMILY = "ties"
+SUITE = "ordering"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Exact ties decided by token order (000:16) and near-ties whose gap is far "
                "above the float32 band, at the top-k and top-p cuts and away from them.")
 

@@ -4,6 +4,7 @@ import math
 import fixture_format as ff
 
 FAMILY = "validation"
+SUITE = "params"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Parameter checks (000:11, 000:32, 000:63): each boundary, NaN and infinities, "
                "the order temperature, top_p, top_k, and the clamp after the checks (000:9).")
 

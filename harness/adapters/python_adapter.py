@@ -99,8 +99,9 @@ def error(field, message):
 def answer(request: dict) -> dict:
     op = request.get("op")
     if op == "hello":
+        # The arithmetic of filter_logprobs below: say "float32" if your sampler's is float32.
         return {"protocol": 1, "name": "python-adapter", "version": torch.__version__,
-                "ops": ["hello", "validate", "filter", "bye"]}
+                "precision": "float64", "ops": ["hello", "validate", "filter", "bye"]}
     if op == "validate":
         params = request.get("params", {})
         try:

@@ -72,6 +72,16 @@ class Conformance(unittest.TestCase):
             sieve.assert_conforms(ge, families=["ordering"])
         self.assertIn("ordering/strict-boundary-4-equal-top-p-2-of-4", str(e.exception))
 
+    def test_float32_rounding_passes_at_float32_and_fails_at_float64(self):
+        def rounded(logits, t, k, p):  # the oracle's answer, off by a few float32 ulps
+            return [x if math.isinf(x) else x * (1 + 2**-22)
+                    for x in sieve.filter(logits, t, p, k)]
+        self.assertGreater(sieve.assert_conforms(rounded, families=["ordering"]), 50)
+        with self.assertRaises(AssertionError):
+            sieve.assert_conforms(rounded, families=["ordering"], precision="float64")
+        with self.assertRaises(ValueError):
+            sieve.assert_conforms(rounded, precision="fp16")
+
 
 if __name__ == "__main__":
     unittest.main()

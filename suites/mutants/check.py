@@ -3,8 +3,12 @@
   check.py SIEVE MUTANTS_DIR C_ADAPTER.so PYTHON_ADAPTER.py
 
 - The oracle passes every suite, as a built-in profile, through exec: and through lib: (the C
-  adapter), and so do the faithful port and the Python adapter (on the ops it offers); every
-  mutant of catalogue.json fails, on the cases the catalogue names.
+  adapter), and so do the faithful port (in float64 at precision float64, and built in float32 at
+  precision float32) and the Python adapter (on the ops it offers).
+- Every mutant of catalogue.json, built in float64 (run at precision float64) and in float32
+  (at float32), fails the cases the catalogue names (at float32, those whose reading of the
+  mutant separates there), and every fixture case it fails names its own bug: the hint of its
+  reading, "[name]", from the fixture.
 - Every fake implementation (crash, hang, garbage, wrong lengths, NaN, stale answers, ...) gets
   a clean report: exit status 1, a report that parses, the outcomes it should get; so does every
   library of broken_lib.c, which breaks the shared-library ABI, with a detail naming the problem.
@@ -39,13 +43,25 @@ def check(name, ok, detail=""):
 
 def run(sieve, impl, *args, env=None):
     """Runs sieve run with a JSON report; returns (exit status, report or None, stderr)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "report.json"
-        proc = subprocess.run([sieve, "run", "--impl", impl, "--format", "json", "--output",
-                               str(out), *args], capture_output=True, text=True, env=env,
-                              timeout=600)
-        report = json.loads(out.read_text()) if out.exists() else None
-    return proc.returncode, report, proc.stderr
+    return finish(start(sieve, impl, *args, env=env))
+
+
+def start(sieve, impl, *args, env=None):
+    """sieve run in the background: (process, its report file, the folder to remove)."""
+    tmp = tempfile.TemporaryDirectory()
+    out = Path(tmp.name) / "report.json"
+    proc = subprocess.Popen([sieve, "run", "--impl", impl, "--format", "json", "--output",
+                             str(out), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    return proc, out, tmp
+
+
+def finish(started):
+    proc, out, tmp = started
+    _, err = proc.communicate(timeout=600)
+    report = json.loads(out.read_text()) if out.exists() else None
+    tmp.cleanup()
+    return proc.returncode, report, err
 
 
 def outcomes(report):
@@ -53,33 +69,57 @@ def outcomes(report):
 
 
 def oracle_passes(sieve, mutants, c_adapter, py_adapter):
-    """Every case passes through each kind of implementation; returns each case's suite."""
-    suite_of = {}
-    for impl, skips in (("profile:deepinfer", False), (f"exec:{sieve} serve", False),
-                        (f"lib:{mutants}/libport-faithful.so", False), (f"lib:{c_adapter}", False),
-                        (f"exec:{sys.executable} {py_adapter}", True)):
-        status, report, err = run(sieve, impl)
+    """Every case passes through each kind of implementation, at the precision it declares or
+    is given."""
+    for impl, args, skips in (
+            ("profile:deepinfer", [], False), (f"exec:{sieve} serve", [], False),
+            (f"lib:{mutants}/libport-faithful.so", ["--precision", "float64"], False),
+            (f"lib:{mutants}-f32/libport-faithful.so", ["--precision", "float32"], False),
+            (f"lib:{c_adapter}", [], False), (f"exec:{sys.executable} {py_adapter}", [], True)):
+        status, report, err = run(sieve, impl, *args)
         if skips and report:  # the Python adapter offers filter and validate only
             report["cases"] = [c for c in report["cases"] if c["outcome"] != "skip"]
         bad = [c["id"] for c in report["cases"] if c["outcome"] != "pass"] if report else ["?"]
-        check(f"{impl} passes every suite ({len(report['cases']) if report else 0} cases)",
+        at = f"at {report['precision']} ({report['precision_source']})" if report else ""
+        check(f"{impl} passes every suite {at} ({len(report['cases']) if report else 0} cases)",
               status == 0 and not bad, f"exit {status}, not passing: {bad[:5]} {err[-300:]}")
-        suite_of = suite_of or {c["id"]: c["suite"] for c in (report or {}).get("cases", [])}
-    return suite_of
 
 
-def mutants_fail(sieve, mutants, suite_of):
+def separating(fixtures, name, precision):
+    """The ids of the cases that record reading `name` as separated at `precision`."""
+    return {c["id"] for c in fixtures["cases"] for r in c.get("readings", [])
+            if r["name"] == name and precision in r["precisions"]}
+
+
+def judge_mutant(name, entry, precision, fixtures, result):
+    status, report, err = result
+    got = {c["id"]: c for c in report["cases"]} if report else {}
+    must = [i for i in entry["must_fail"] if precision == "float64" or i.startswith(
+        "distribution/") or i in separating(fixtures, name, precision)]
+    missed = [i for i in must if got.get(i, {}).get("outcome") not in ("fail", "error")]
+    failed = [c for c in got.values() if c["outcome"] in ("fail", "error")
+              and not c["id"].startswith("distribution/")]
+    unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if f"[{name}]" not in c["detail"]]
+    check(f"mutant {name} at {precision} fails {', '.join(must)}", status == 1 and not missed,
+          f"exit {status}, not failing: {missed} {err[-300:]}")
+    check(f"mutant {name} at {precision}: each of its {len(failed)} failed cases names [{name}]",
+          failed and not unnamed, f"{len(unnamed)} without it: {unnamed[:2]}")
+
+
+def mutants_fail(sieve, mutants):
+    """Each mutant in both builds, two runs at a time."""
     catalogue = json.loads((HERE / "catalogue.json").read_text())
-    for name, entry in catalogue.items():
-        if not entry["must_fail"]:
-            continue
-        suites = sorted({suite_of[i] for i in entry["must_fail"]})
-        status, report, err = run(sieve, f"lib:{mutants}/lib{name}.so", "--suite",
-                                  ",".join(suites))
-        got = outcomes(report) if report else {}
-        missed = [i for i in entry["must_fail"] if got.get(i) not in ("fail", "error")]
-        check(f"mutant {name} fails {', '.join(entry['must_fail'])}",
-              status == 1 and not missed, f"exit {status}, not failing: {missed} {err[-300:]}")
+    fixtures = json.loads((HERE.parent.parent / "fixtures" / "sieve-fixtures.json").read_text())
+    readings = {r["name"] for c in fixtures["cases"] for r in c.get("readings", [])}
+    jobs = [(name, entry, build, precision) for name, entry in catalogue.items()
+            if entry["must_fail"] for build, precision in (("", "float64"), ("-f32", "float32"))]
+    check("every mutant of the catalogue is a reading the fixtures record",
+          all(j[0] in readings for j in jobs), str(sorted({j[0] for j in jobs} - readings)))
+    for k in range(0, len(jobs), 2):
+        started = [(job, start(sieve, f"lib:{mutants}{job[2]}/lib{job[0]}.so", "--precision",
+                               job[3], "--jobs", "1")) for job in jobs[k:k + 2]]
+        for (name, entry, _, precision), handle in started:
+            judge_mutant(name, entry, precision, fixtures, finish(handle))
 
 
 FAKES = {
@@ -258,7 +298,7 @@ def expectations(sieve, mutants):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "expect.json"
 
-        def status_with(ids, schema="sieve-fixtures/1"):
+        def status_with(ids, schema="sieve-fixtures/2"):
             path.write_text(json.dumps({"schema": schema, "expected_failures":
                                         {i: "known" for i in ids}}))
             return run(sieve, impl, "--suite", "ordering", "--expect", str(path))[0]
@@ -271,6 +311,8 @@ def expectations(sieve, mutants):
               status_with(failing + [passing]) == 1)
         check("an expectation file for another fixture schema is a harness error (exit 2)",
               status_with(failing, "sieve-fixtures/0") == 2)
+        check("an expectation file written for sieve-fixtures/1 (the same ids) is still read",
+              status_with(failing, "sieve-fixtures/1") == 0)
 
 
 MUTANT_AXES = {"ge-boundary": ("boundary", "ge"),
@@ -361,8 +403,8 @@ def engines_md_current(sieve):
 def bad_fixture_files(sieve):
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in (("not-json", "{\"schema\": "), ("other-schema",
-                           '{"schema":"sieve-fixtures/2","cases":[]}'), ("no-cases",
-                           '{"schema":"sieve-fixtures/1"}')):
+                           '{"schema":"sieve-fixtures/3","cases":[]}'), ("no-cases",
+                           '{"schema":"sieve-fixtures/2"}')):
             path = Path(tmp) / f"{name}.json"
             path.write_text(text)
             p = subprocess.run([sieve, "run", "--impl", "profile:deepinfer", "--fixtures",
@@ -443,8 +485,8 @@ def usage_errors(sieve):
 
 def main():
     sieve, mutants, c_adapter, py_adapter = (os.path.abspath(a) for a in sys.argv[1:5])
-    suite_of = oracle_passes(sieve, mutants, c_adapter, py_adapter)
-    mutants_fail(sieve, mutants, suite_of)
+    oracle_passes(sieve, mutants, c_adapter, py_adapter)
+    mutants_fail(sieve, mutants)
     fakes_report_cleanly(sieve)
     broken_libraries(sieve, mutants)
     for signum in (signal.SIGINT, signal.SIGTERM):

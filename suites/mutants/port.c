@@ -3,6 +3,9 @@
  * written separately from oracle/. Built as is, it is the control: it must
  * pass every fixture. Built with -DMUTANT_<NAME>, it carries one bug a real
  * port could have; catalogue.json names the cases each mutant must fail.
+ * Built with -DPORT_FLOAT32, the softmax, the masses and the log-softmax are
+ * float32, as real engines compute them (expf, logf, sequential float sums);
+ * that build must pass every fixture at precision float32.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +18,16 @@
 #endif
 
 #define EPS 1e-5
+
+#ifdef PORT_FLOAT32
+typedef float real;
+#define EXP expf
+#define LOG logf
+#else
+typedef double real;
+#define EXP exp
+#define LOG log
+#endif
 
 static int validate(const sieve_params *in, sieve_params *out) {
   double t = in->temperature, p = in->top_p;
@@ -38,8 +51,10 @@ static int validate(const sieve_params *in, sieve_params *out) {
     return SIEVE_ETOPK;
   if (t < EPS) {
     t = EPS;
+#ifndef MUTANT_T0_CLAMP_KEEPS_FILTERS
     p = 1.0;
     k = -1;
+#endif
   }
   *out = (sieve_params){t, p, k};
   return 0;
@@ -117,17 +132,17 @@ static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
   size_t kept = n;
 #ifdef MUTANT_TOPK_FIRST_RENORMALIZED
   size_t k = p->top_k == -1 || (size_t)p->top_k > n ? n : (size_t)p->top_k;
-  double total = 0, mass = 0;
+  real total = 0, mass = 0;
   for (size_t r = 0; r < k; r++)
-    total += ranked[r].p;
+    total += (real)ranked[r].p;
   for (kept = 1; kept < k && p->top_p < 1.0; kept++) {
-    mass += ranked[kept - 1].p / total;
+    mass += (real)ranked[kept - 1].p / total;
     if (mass > p->top_p)
       break;
   }
   return p->top_p < 1.0 ? kept : k;
 #else
-  double mass = 0;
+  real mass = 0;
   if (p->top_p < 1.0)
     for (size_t r = 0; r < n; r++) {
 #if defined(MUTANT_GE_BOUNDARY)
@@ -140,7 +155,7 @@ static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
         kept = r;
         break;
       }
-      mass += ranked[r].p;
+      mass += (real)ranked[r].p;
     }
   if (p->top_k != -1 && (size_t)p->top_k < kept) {
     size_t k = (size_t)p->top_k;
@@ -156,22 +171,23 @@ static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
 
 /* Ranks the finite tokens of `s` (scaled at temperature t) by their softmax probability. */
 static size_t rank(const float *x, size_t v, double t, item *ranked) {
-  double m = -INFINITY, total = 0;
+  real m = -INFINITY, total = 0;
   for (size_t i = 0; i < v; i++)
     if (!isinf(x[i]) && scale(x[i], t) > m)
       m = scale(x[i], t);
   for (size_t i = 0; i < v; i++)
-    total += isinf(x[i]) ? 0 : exp((double)scale(x[i], t) - m);
+    total += isinf(x[i]) ? 0 : EXP((real)scale(x[i], t) - m);
   size_t n = 0;
   for (size_t i = 0; i < v; i++)
     if (!isinf(x[i]))
-      ranked[n++] = (item){exp((double)scale(x[i], t) - m) / total, (int64_t)i};
+      ranked[n++] = (item){EXP((real)scale(x[i], t) - m) / total, (int64_t)i};
   qsort(ranked, n, sizeof *ranked, by_p);
   return n;
 }
 
 static int filter_checked(const float *logits, size_t v, const sieve_params *p,
-                          const sieve_engine *e, double *lp, float *x, item *ranked) {
+                          double raw_temperature, const sieve_engine *e, double *lp, float *x,
+                          item *ranked) {
   for (size_t i = 0; i < v; i++)
     if (isnan(logits[i]))
       return SIEVE_ENAN;
@@ -199,22 +215,29 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
 #endif
   size_t kept = keep_count(ranked, n, p);
 #ifdef MUTANT_T0_ARGMAX
-  if (p->temperature <= EPS)
+  if (raw_temperature < EPS)
     kept = 1;
+#else
+  (void)raw_temperature;
 #endif
-  double m = -INFINITY, total = 0;
+  real m = -INFINITY, total = 0;
+#ifdef MUTANT_UNRENORMALIZED_LOGPROBS
+  size_t normalized = n; /* the log-softmax over every ranked token, not the kept ones */
+#else
+  size_t normalized = kept;
+#endif
   for (size_t i = 0; i < v; i++)
     lp[i] = -INFINITY;
-  for (size_t r = 0; r < kept; r++)
-    m = fmax(m, (double)scale(x[ranked[r].id], p->temperature));
+  for (size_t r = 0; r < normalized; r++)
+    if ((real)scale(x[ranked[r].id], p->temperature) > m)
+      m = (real)scale(x[ranked[r].id], p->temperature);
+  for (size_t r = 0; r < normalized; r++)
+    total += EXP((real)scale(x[ranked[r].id], p->temperature) - m);
   for (size_t r = 0; r < kept; r++)
     lp[ranked[r].id] = 0.0;
   for (size_t i = 0; i < v; i++)
     if (lp[i] == 0.0)
-      total += exp((double)scale(x[i], p->temperature) - m);
-  for (size_t i = 0; i < v; i++)
-    if (lp[i] == 0.0)
-      lp[i] = ((double)scale(x[i], p->temperature) - m) - log(total);
+      lp[i] = (double)(((real)scale(x[i], p->temperature) - m) - LOG(total));
   return 0;
 }
 
@@ -228,7 +251,8 @@ static int filter(const float *logits, size_t v, const sieve_params *params,
     return SIEVE_EVOCAB;
   float *x = malloc(v * sizeof *x);
   item *ranked = malloc(v * sizeof *ranked);
-  rc = x && ranked ? filter_checked(logits, v, &p, e, lp, x, ranked) : SIEVE_ENOMEM;
+  rc = x && ranked ? filter_checked(logits, v, &p, params->temperature, e, lp, x, ranked)
+                    : SIEVE_ENOMEM;
   free(x);
   free(ranked);
   return rc;

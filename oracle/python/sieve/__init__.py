@@ -207,24 +207,30 @@ def _close(want, got, abs_tol, rel_tol):
     return abs(got - want) <= abs_tol + rel_tol * abs(want)
 
 
-def _matches(expect, got):
-    """The fixture matchers (fixtures/README.md) for filter rows: $approx_array and $any_of."""
+def _matches(expect, got, precision):
+    """The fixture matchers (fixtures/README.md) for filter rows: $approx_array and $any_of, with
+    the matcher's float32 bound added at precision float32."""
     if isinstance(expect, dict) and "$any_of" in expect:
-        return any(_matches(e, got) for e in expect["$any_of"])
+        return any(_matches(e, got, precision) for e in expect["$any_of"])
     if "error" in expect:
         return got is None
     if got is None:
         return False
-    want = expect["logprobs"]["$approx_array"]
-    tol = (expect["logprobs"]["abs"], expect["logprobs"]["rel"])
+    m = expect["logprobs"]
+    want = m["$approx_array"]
+    tol = (m["abs"] + (m.get("f32_abs", 0.0) if precision == "float32" else 0.0), m["rel"])
     return len(want) == len(got) and all(
         _close(_number(w), float(g), *tol) for w, g in zip(want, got))
 
 
-def assert_conforms(fn, fixtures=None, families=None):
+def assert_conforms(fn, fixtures=None, families=None, precision="float32"):
     """Runs `fn(logits, temperature, top_k, top_p) -> logprobs` through every filter fixture
     without engine options (logits as a list of float32 values); raises AssertionError listing
-    the case ids that fail. `fn` reports a rejected input by raising ValueError."""
+    the case ids that fail. `fn` reports a rejected input by raising ValueError. Values are
+    compared at `precision` ("float32", the arithmetic of real samplers, or "float64"), as
+    `sieve run --precision` compares them."""
+    if precision not in ("float32", "float64"):
+        raise ValueError(f"precision must be 'float32' or 'float64', not {precision!r}")
     with open(fixtures or _fixtures_path(), encoding="utf-8") as f:
         data = json.load(f)
     failed, ran = [], 0
@@ -247,7 +253,7 @@ def assert_conforms(fn, fixtures=None, families=None):
             got = [float(x) for x in (got.tolist() if hasattr(got, "tolist") else got)]
         except ValueError:
             got = None
-        if not _matches(case["expect"]["rows"][0], got):
+        if not _matches(case["expect"]["rows"][0], got, precision):
             failed.append(case["id"])
     if failed:
         shown = ", ".join(failed[:20]) + (f" and {len(failed) - 20} more" if len(failed) > 20 else "")

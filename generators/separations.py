@@ -1,0 +1,155 @@
+"""Which wrong readings a case separates, and the answer each of them gives.
+
+For every reading of readings.py that applies to a case, run it on the case's request, build the
+answer an implementation with that misreading gives and the expectation of that answer, and keep
+the reading when the case's expectation rejects its answer (at float64, and at float32 when the
+float32 bounds do not absorb the difference). The harness hints a reading's cause only when an
+answer matches the reading's expectation (fixtures/README.md, "Readings").
+"""
+
+from typing import Iterable, List, Optional
+
+import torch
+
+import fixture_format as ff
+import matcher
+import readings as rd
+import reference as ref
+
+EPS = ref.SAMPLING_EPS
+
+
+def _error_answer(e: ref.SieveError) -> dict:
+    return {"error": {"kind": e.kind, "field": e.field, "code": e.code}}
+
+
+def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref.Engine) -> bool:
+    """False only where the reading cannot change the answer, to save the work of running it."""
+    if op not in reading.ops:
+        return False
+    cut = any(p.top_p != 1.0 or p.top_k != -1 for p in params)
+    cold = any(isinstance(p.temperature, float) and 0 <= p.temperature < EPS for p in params)
+    return {
+        "t0-argmax": cold, "t0-clamp-keeps-filters": cold, "validation-after-clamp": cold,
+        "topk-zero-is-off": any(p.top_k == 0 for p in params),
+        "ge-boundary": any(p.top_p != 1.0 for p in params),
+        "topp-inclusive-cumsum": any(p.top_p != 1.0 for p in params),
+        "topk-first-renormalized": any(p.top_p != 1.0 and p.top_k != -1 for p in params),
+        "topk-keeps-ties": any(p.top_k != -1 for p in params),
+        "reversed-ties": cut, "unrenormalized-logprobs": cut, "raw-logprobs": cut,
+        "temperature-after-filters": cut and any(p.temperature != 1.0 for p in params),
+        "divide-by-temperature": any(p.temperature != 1.0 for p in params),
+        "blacklist-after-force-topk": bool(engine.force_topk and engine.blacklist),
+    }.get(reading.name, True)
+
+
+def records(op: str, expect: dict, run, params=(), engine=ref.Engine()) -> List[dict]:
+    """The readings a case separates. `run(reading)` gives (answer, expectation) of the case
+    under a reading (None: the rule, which must satisfy the case's expectation)."""
+    answer, _ = run(None)
+    assert matcher.matches(expect, answer, "float64"), "readings.py disagrees with the rule"
+    out = []
+    for reading in rd.READINGS:
+        if not _applies(reading, op, list(params), engine):
+            continue
+        answer, reading_expect = run(reading.name)
+        precisions = [p for p in ff.PRECISIONS if not matcher.matches(expect, answer, p)]
+        if precisions:
+            out.append({"name": reading.name, "axis": reading.axis, "hint": reading.hint,
+                        "precisions": precisions, "expect": reading_expect})
+    return out
+
+
+# ----------------------------------------------------------------------------- per op
+
+
+def filter_run(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, sparse: bool):
+    at = ff.sample_points(ref.filter_row(logits, params, engine).ranked,
+                          logits.shape[0]) if sparse else []
+
+    def run(reading: Optional[str]):
+        try:
+            g = rd.filter_row(logits, params, engine, reading)
+        except ref.SieveError as e:
+            return {"rows": [_error_answer(e)]}, {"rows": [ff.error(e)]}
+        answer = {"rows": [{"logprobs": ff.row_json(g.logprobs.tolist())}]}
+        return answer, {"rows": [{"logprobs": ff.logprobs_matcher(g.logprobs, g.scaled, at,
+                                                                   sparse, g.summed)}]}
+    return run
+
+
+def _sample_row(r: dict, sample_case: int, tag: str, engine: ref.Engine, reading):
+    params = ref.Params(r["t"], r["top_p"], r["top_k"])
+    logits = ff.as_row(r["logits"])
+    try:
+        g = rd.filter_row(logits, params, engine, None if reading == "raw-logprobs" else reading)
+        if not 0 <= r["n_top"] <= logits.shape[0]:
+            raise ref.SieveError("SIEVE_ETOPLOGPROBS", "invalid_request", "top_logprobs")
+        u = rd.uniform(r["seed"], r["pos"], sample_case, tag, reading)
+    except ref.SieveError as e:
+        return _error_answer(e), ff.error(e)
+    token = rd.draw(torch.exp(g.logprobs), u, reading)
+    returned = g
+    if reading == "raw-logprobs":
+        returned = rd.filter_row(logits, params, engine, reading)
+    top = ref.top_logprobs(g.logprobs, r["n_top"])
+    bound = ff.fp32.logprob_bound(returned.logprobs, returned.scaled, returned.summed)
+    logprob = float(returned.logprobs[token])
+    answer = {"token": token, "logprob": ff.num(logprob),
+              "top_logprobs": [[i, ff.num(x)] for i, x in top]}
+    expect = {"token": token, "logprob": ff.approx(logprob, f32_abs=bound),
+              "top_logprobs": {"$approx_array": [[i, ff.num(x)] for i, x in top],
+                               **ff.LOGPROB_TOL, "f32_abs": bound}}
+    return answer, expect
+
+
+def sample_run(rows: Iterable[dict], sample_case: int, tag: str, engine: ref.Engine):
+    def run(reading):
+        pairs = [_sample_row(r, sample_case, tag, engine, reading) for r in rows]
+        return {"rows": [a for a, _ in pairs]}, {"rows": [e for _, e in pairs]}
+    return run
+
+
+def validate_run(params: ref.Params):
+    def run(reading):
+        try:
+            p = rd.check_params(params, reading)
+        except ref.SieveError as e:
+            return _error_answer(e), ff.error(e)
+        values = {"temperature": p.temperature, "top_p": p.top_p, "top_k": p.top_k}
+        return {"params": values}, {"params": {"temperature": ff.exact(p.temperature),
+                                               "top_p": ff.exact(p.top_p), "top_k": p.top_k}}
+    return run
+
+
+def uniform_run(items):
+    def run(reading):
+        try:
+            u = [rd.uniform(s, p, c, t, reading) for s, p, c, t in items]
+        except ref.SieveError as e:
+            return _error_answer(e), ff.error(e)
+        return {"u": u}, {"u": [ff.exact(x) for x in u]}
+    return run
+
+
+def draw_run(probs, seed, pos, sample_case, tag):
+    def run(reading):
+        try:
+            u = rd.uniform(seed, pos, sample_case, tag, reading)
+            p = torch.tensor([float(x) for x in probs], dtype=torch.float64)
+            ref.draw(p, u)  # the checks of the probabilities
+        except ref.SieveError as e:
+            return _error_answer(e), ff.error(e)
+        token = rd.draw(p, u, reading)
+        return {"tokens": [token]}, {"tokens": [token]}
+    return run
+
+
+def position_run(mode, q, k, row):
+    def run(reading):
+        try:
+            p = rd.position(mode, q, k, row, reading)
+        except ref.SieveError as e:
+            return _error_answer(e), ff.error(e)
+        return {"position": p}, {"position": p}
+    return run
