@@ -235,14 +235,14 @@ static void render_junit(const run_report *r, FILE *out) {
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sieve\">\n", out);
-  fprintf(out, "  <properties>\n    <property name=\"precision\" value=\"%s\"/>\n"
-               "    <property name=\"precision_source\" value=\"%s\"/>\n  </properties>\n",
-          sieve_precision_name(r->precision), r->precision_source);
   for (size_t s = 0; s < n; s++) {
     const size_t *k = suites[s].counts;
     fprintf(out, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
                  "skipped=\"%zu\">\n",
             suites[s].suite, k[0] + k[1] + k[2] + k[3] + k[4], k[1], k[3] + k[4], k[2]);
+    fprintf(out, "    <properties>\n      <property name=\"precision\" value=\"%s\"/>\n"
+                 "      <property name=\"precision_source\" value=\"%s\"/>\n    </properties>\n",
+            sieve_precision_name(r->precision), r->precision_source);
     for (size_t i = 0; i < r->n_cases; i++)
       if (strcmp(r->cases[i].suite, suites[s].suite) == 0)
         junit_case(out, &r->cases[i]);

@@ -126,6 +126,7 @@ FAKES = {
     "exits-at-once.sh": "crash", "garbage.sh": "crash", "hangs.sh": "crash",
     "stderr-only.sh": "crash", "crashes-after-hello.sh": "crash", "closes-stdout.sh": "crash",
     "wrong-length.sh": "fail", "nan-logprobs.sh": "fail", "extra-lines.sh": "fail",
+    "bad-precision.sh": "crash",
 }
 
 
@@ -279,6 +280,31 @@ def output_to_fifo(sieve, fifo):
     check("--output to a FIFO writes into it and leaves it a FIFO",
           p.returncode == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and got
           and got[0].startswith("TAP version 13"), f"exit {p.returncode}: {p.stderr[-200:]}")
+
+
+def precisions(sieve, mutants):
+    """Every report says the precision in use and where it came from; a hello that declares
+    an unknown one fails every case, naming it."""
+    for impl, args, want in (("profile:deepinfer", [], ("float64", "hello")),
+                             (f"lib:{mutants}/libport-faithful.so", [], ("float32", "default")),
+                             ("profile:deepinfer", ["--precision", "float32"],
+                              ("float32", "--precision"))):
+        _, report, _ = run(sieve, impl, "--suite", "position", *args)
+        got = (report or {}).get("precision"), (report or {}).get("precision_source")
+        check(f"sieve run --impl {impl} {' '.join(args)} reports precision {want[0]} ({want[1]})",
+              got == want, f"got {got}")
+        text = subprocess.run([sieve, "run", "--impl", impl, "--suite", "position", *args],
+                              capture_output=True, text=True).stdout
+        check(f"the text report of {impl} {' '.join(args)} names precision {want[0]}",
+              f"at precision {want[0]} ({want[1]})" in text and f"(precision {want[0]})" in text,
+              text[:200])
+    env = dict(os.environ, SIEVE_BIN=sieve)
+    _, report, _ = run(sieve, f"exec:{HERE / 'fakes' / 'bad-precision.sh'}", "--suite", "smoke",
+                       env=env)
+    details = {c["detail"] for c in report["cases"]} if report else set()
+    check("a hello declaring precision fp16 crashes every case, naming the value",
+          details and all('"precision" must be "float32" or "float64", not fp16' in d
+                          for d in details), str(list(details)[:1]))
 
 
 def shards(sieve):
@@ -493,6 +519,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             signals_end_children(sieve, signum, tmp)
     renderings(sieve, mutants)
+    precisions(sieve, mutants)
     shards(sieve)
     expectations(sieve, mutants)
     fingerprints(sieve, mutants)
