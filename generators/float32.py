@@ -95,30 +95,38 @@ def _f64_sums(pr: np.ndarray) -> np.ndarray:
     return _exclusive(np.cumsum(pr.astype(np.float64)))
 
 
-# name: (probabilities from the scaled logits, masses before each ranked token)
+# name: (probabilities from the scaled logits, masses before each ranked token, what it is)
 ROUTES = {
-    "f32-softmax-sequential-cumsum": (_softmax32, _seq),
-    "f32-softmax-torch-cumsum": (_softmax32, _torch_cumsum),
-    "f32-softmax-cumsum-minus-p": (_softmax32, _minus_p),
-    "f32-softmax-pairwise-scan": (_softmax32, _scan_exclusive),
-    "f32-softmax-float64-sums": (_softmax32, _f64_sums),
-    "f32-exp-log-softmax": (_exp_log_softmax32, _seq),
-    "f64-exp-log-softmax": (_exp_log_softmax64, _seq),
+    "f32-softmax-sequential-cumsum": (_softmax32, _seq, "float32 softmax, masses summed one "
+                                      "term at a time in float32"),
+    "f32-softmax-torch-cumsum": (_softmax32, _torch_cumsum, "float32 softmax, torch.cumsum on a "
+                                 "CPU (it sums in float64 and rounds each mass to float32)"),
+    "f32-softmax-cumsum-minus-p": (_softmax32, _minus_p, "float32 softmax, the mass before as "
+                                   "the inclusive float32 cumsum minus p"),
+    "f32-softmax-pairwise-scan": (_softmax32, _scan_exclusive, "float32 softmax, masses by a "
+                                  "parallel (Hillis-Steele) float32 scan, as on a GPU"),
+    "f32-softmax-float64-sums": (_softmax32, _f64_sums, "float32 probabilities summed in "
+                                 "float64"),
+    "f32-exp-log-softmax": (_exp_log_softmax32, _seq, "probabilities as exp(log_softmax) in "
+                            "float32, float32 masses"),
+    "f64-exp-log-softmax": (_exp_log_softmax64, _seq, "probabilities as exp(log_softmax) in "
+                            "float64, float64 masses"),
 }
 
 
 def route_kept(scaled: torch.Tensor, finite: torch.Tensor, top_p: float, top_k: int,
-               route: str) -> list:
+               route: str, skip_at_one=True) -> list:
     """The kept ids, in rank order, when the probabilities and masses go by one route: ranked by
-    the route's probabilities (ties by id), top-p on its masses (> removes), then top-k."""
-    probs_of, masses_of = ROUTES[route]
+    the route's probabilities (ties by id), top-p on its masses (> removes; skipped at
+    top_p = 1, as the rule says, unless skip_at_one is False), then top-k."""
+    probs_of, masses_of, _ = ROUTES[route]
     ids = torch.nonzero(finite).flatten()
     p = probs_of(scaled[ids])
     order = torch.sort(p, descending=True, stable=True).indices
     ranked = ids[order]
     pr = p[order].numpy()
     kept = len(ranked)
-    if top_p < 1.0 and kept > 1:
+    if (top_p < 1.0 or not skip_at_one) and kept > 1:
         before = masses_of(pr)
         over = np.nonzero(before[1:] > np.array(top_p, dtype=before.dtype))[0]
         kept = int(over[0]) + 1 if len(over) else kept

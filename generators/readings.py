@@ -47,6 +47,11 @@ READINGS = (
             "token id", FILTER_OPS),
     Reading("topk-keeps-ties", "topk_ties", "000:18", "top-k keeps every token tied with the "
             "k-th", FILTER_OPS),
+    Reading("topk-off-by-one", "topk_ties", "000:18", "top-k keeps k + 1 tokens (removes rank > k "
+            "instead of rank >= k)", FILTER_OPS),
+    Reading("topp-one-still-cuts", "topp_mass", "000:17", "top-p still applied at top_p = 1: "
+            "float32 masses that round above 1.0 cut the tail (skip top-p when top_p is 1)",
+            FILTER_OPS),
     Reading("temperature-after-filters", "temperature_at", "000:15", "top-p and top-k see the "
             "unscaled distribution (temperature applied after the filters)", FILTER_OPS),
     Reading("divide-by-temperature", "temperature_op", "000:11", "logits divided by T instead "
@@ -145,7 +150,7 @@ def _keep_count(pr: torch.Tensor, top_p: float, top_k: int, reading) -> int:
             keep = before <= top_p
         kept = int(keep.sum())
     if top_k != -1 and top_k < kept:
-        k = top_k
+        k = top_k + (reading == "topk-off-by-one")
         while reading == "topk-keeps-ties" and k < kept and pr[k] == pr[k - 1]:
             k += 1
         kept = k
@@ -160,7 +165,8 @@ class Filtered:
 
 
 def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, reading) -> Filtered:
-    """The filter under a reading; raises ref.SieveError as the rule does."""
+    """The filter under a reading; raises ref.SieveError as the rule does. For
+    topp-one-still-cuts see one_still_cuts."""
     p = check_params(params, reading)
     logits = logits.to(torch.float32)
     ref.check_logits(logits)
@@ -186,6 +192,19 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
         lp = torch.where(torch.isinf(lp), lp, torch.log_softmax(s64, 0))
         return Filtered(lp, s, len(ranked))
     return Filtered(lp, s)
+
+
+def one_still_cuts(logits: torch.Tensor, params: ref.Params, engine: ref.Engine) -> list:
+    """The kept sets top-p gives at top_p = 1 when it is not skipped: one per float32 route,
+    whose masses can round above 1.0 on long rows (float32.py)."""
+    import float32 as fp32
+
+    p = check_params(params, None)
+    x = _engine(logits.to(torch.float32), engine, None)
+    finite = ~torch.isinf(x)
+    s = scaled_row(x, p.temperature, None)
+    return [fp32.route_kept(s, finite, 1.0, p.top_k, route, skip_at_one=False)
+            for route in fp32.ROUTES]
 
 
 # ----------------------------------------------------------------------------- the draw

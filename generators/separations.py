@@ -40,6 +40,8 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "temperature-after-filters": cut and any(p.temperature != 1.0 for p in params),
         "divide-by-temperature": any(p.temperature != 1.0 for p in params),
         "blacklist-after-force-topk": bool(engine.force_topk and engine.blacklist),
+        "topk-off-by-one": any(p.top_k not in (-1, 0) for p in params),
+        "topp-one-still-cuts": op == "filter" and any(p.top_p == 1.0 for p in params),
     }.get(reading.name, True)
 
 
@@ -68,6 +70,8 @@ def filter_run(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, spa
                           logits.shape[0]) if sparse else []
 
     def run(reading: Optional[str]):
+        if reading == "topp-one-still-cuts":
+            return one_still_cuts(logits, params, engine, at, sparse)
         try:
             g = rd.filter_row(logits, params, engine, reading)
         except ref.SieveError as e:
@@ -76,6 +80,24 @@ def filter_run(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, spa
         return answer, {"rows": [{"logprobs": ff.logprobs_matcher(g.logprobs, g.scaled, at,
                                                                    sparse, g.summed)}]}
     return run
+
+
+def one_still_cuts(logits, params, engine, at, sparse):
+    """top-p at top_p = 1 on float32 masses: the answer of the route that cuts the most, and an
+    expectation accepting the cut of every route that cuts."""
+    try:
+        f = ref.filter_row(logits, params, engine)
+        sets = [k for k in rd.one_still_cuts(logits, params, engine)
+                if k != f.ranked[:f.kept].tolist()]
+    except ref.SieveError as e:
+        return {"rows": [_error_answer(e)]}, {"rows": [ff.error(e)]}
+    if not sets:
+        sets = [f.ranked[:f.kept].tolist()]
+    lps = [ff.kept_logprobs(f.scaled, kept) for kept in sets]
+    fewest = min(range(len(sets)), key=lambda i: len(sets[i]))
+    answer = {"rows": [{"logprobs": ff.row_json(lps[fewest].tolist())}]}
+    options = [{"logprobs": ff.logprobs_matcher(lp, f.scaled, at, sparse)} for lp in lps]
+    return answer, {"rows": [ff.any_of(options)]}
 
 
 def _sample_row(r: dict, sample_case: int, tag: str, engine: ref.Engine, reading):

@@ -42,6 +42,91 @@ static const char *mark(const case_result *c) {
   return c->expected_failure ? " (expected)" : "";
 }
 
+/* ----------------------------------------------------------------------------- causes */
+
+#define CAUSES_MAX 64
+
+typedef struct cause_count {
+  char name[48];
+  size_t n;         /* failed cases whose answer is this reading's */
+  size_t ruled_out; /* passing cases that this reading would fail */
+} cause_count;
+
+static int failed(const case_result *c) {
+  return c->from_fixture && (c->outcome == OUTCOME_FAIL || c->outcome == OUTCOME_ERROR);
+}
+
+/* The entry of a name, added when `add`; NULL when it is not there or there is no room. */
+static cause_count *cause_of(cause_count *out, size_t *n, const char *name, size_t len, int add) {
+  for (size_t i = 0; i < *n; i++)
+    if (strlen(out[i].name) == len && strncmp(out[i].name, name, len) == 0)
+      return &out[i];
+  if (!add || *n == CAUSES_MAX || len >= sizeof out[0].name)
+    return NULL;
+  out[*n] = (cause_count){.n = 0};
+  snprintf(out[*n].name, sizeof out[0].name, "%.*s", (int)len, name);
+  return &out[(*n)++];
+}
+
+/* Calls count on each name of a comma-separated list. */
+static void each_name(const char *list, cause_count *out, size_t *n, int failed_case) {
+  for (size_t len; *list; list += len + (list[len] == ',')) {
+    len = strcspn(list, ",");
+    cause_count *c = cause_of(out, n, list, len, failed_case);
+    if (c && failed_case)
+      c->n++;
+    else if (c)
+      c->ruled_out++;
+  }
+}
+
+static int more_likely(const cause_count *a, const cause_count *b) {
+  return a->n > b->n || (a->n == b->n && a->ruled_out < b->ruled_out);
+}
+
+/* How many failed fixture cases give each reading's answer, and how many passing cases rule it
+ * out, most likely first; returns how many readings, with the failed cases in *total. */
+static size_t tally_causes(const run_report *r, cause_count *out, size_t *without,
+                           size_t *total) {
+  size_t n = 0;
+  *without = *total = 0;
+  for (size_t i = 0; i < r->n_cases; i++)
+    if (failed(&r->cases[i])) {
+      ++*total;
+      *without += !r->cases[i].causes[0];
+      each_name(r->cases[i].causes, out, &n, 1);
+    }
+  for (size_t i = 0; i < r->n_cases; i++)
+    if (r->cases[i].outcome == OUTCOME_PASS)
+      each_name(r->cases[i].ruled_out, out, &n, 0);
+  for (size_t i = 1; i < n; i++) /* insertion sort, stable */
+    for (size_t j = i; j > 0 && more_likely(&out[j], &out[j - 1]); j--) {
+      cause_count t = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = t;
+    }
+  return n;
+}
+
+static void cause_lines(const run_report *r, FILE *out, int markdown) {
+  cause_count causes[CAUSES_MAX];
+  size_t without, total, n = tally_causes(r, causes, &without, &total);
+  if (n == 0 || total == 0)
+    return;
+  fprintf(out, markdown ? "\n| same answer as | failed cases | passing cases that rule it out |"
+                          "\n|---|---:|---:|\n"
+                        : "\nfailed cases whose answer a known reading gives, and passing cases "
+                          "that rule it out (fixtures/README.md, \"Readings\"):\n");
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, markdown ? "| `%s` | %zu of %zu | %zu |\n" : "  %-28s %3zu of %zu failed, %zu "
+                                                             "passing rule it out\n",
+            causes[i].name, causes[i].n, total, causes[i].ruled_out);
+  if (markdown)
+    fprintf(out, "| no known reading | %zu of %zu | |\n", without, total);
+  else
+    fprintf(out, "  %-28s %3zu of %zu failed\n", "no known reading", without, total);
+}
+
 /* Each distinct skip reason once, with how many cases it covers. */
 static void skip_reasons(const run_report *r, FILE *out) {
   for (size_t i = 0; i < r->n_cases; i++) {
@@ -107,6 +192,7 @@ static void render_text(const run_report *r, FILE *out) {
           r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
           sieve_precision_name(r->precision), r->precision_source);
   problem_lines(r, out);
+  cause_lines(r, out, 0);
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
   fprintf(out, "\n%-16s %6s %6s %6s %6s %6s\n", "suite", "pass", "fail", "skip", "error", "crash");
@@ -136,6 +222,7 @@ static void render_markdown(const run_report *r, FILE *out) {
   for (size_t s = 0; s < n; s++)
     fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", suites[s].suite, suites[s].counts[0],
             suites[s].counts[1], suites[s].counts[2], suites[s].counts[3], suites[s].counts[4]);
+  cause_lines(r, out, 1);
   int header = 0;
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
@@ -150,6 +237,20 @@ static void render_markdown(const run_report *r, FILE *out) {
   }
   if (*r->note)
     fprintf(out, "\n> %s\n", r->note);
+}
+
+/* A comma-separated list of reading names as a JSON array. */
+static void json_causes(jbuf *b, const char *list) {
+  jbuf_char(b, '[');
+  for (size_t len, k = 0; *list; list += len + (list[len] == ','), k++) {
+    char name[48];
+    len = strcspn(list, ",");
+    snprintf(name, sizeof name, "%.*s", (int)len, list);
+    if (k)
+      jbuf_char(b, ',');
+    jbuf_str(b, name);
+  }
+  jbuf_char(b, ']');
 }
 
 static void render_json(const run_report *r, FILE *out) {
@@ -183,6 +284,8 @@ static void render_json(const run_report *r, FILE *out) {
     jbuf_raw(&b, c->expected_failure ? "true" : "false");
     jbuf_key(&b, "detail", 1);
     jbuf_str(&b, c->detail);
+    jbuf_key(&b, "causes", 1);
+    json_causes(&b, c->causes);
     jbuf_char(&b, '}');
   }
   jbuf_raw(&b, "],\n\"summary\":{");
@@ -192,6 +295,21 @@ static void render_json(const run_report *r, FILE *out) {
   }
   jbuf_key(&b, "unexpected", 1);
   jbuf_int(&b, (int64_t)(r->unexpected + r->now_passing));
+  cause_count causes[CAUSES_MAX];
+  size_t without, total, n = tally_causes(r, causes, &without, &total);
+  jbuf_key(&b, "causes", 1);
+  jbuf_char(&b, '{');
+  for (size_t i = 0; i < n; i++) {
+    jbuf_key(&b, causes[i].name, i > 0);
+    jbuf_raw(&b, "{\"failed\":");
+    jbuf_int(&b, (int64_t)causes[i].n);
+    jbuf_key(&b, "ruled_out", 1);
+    jbuf_int(&b, (int64_t)causes[i].ruled_out);
+    jbuf_char(&b, '}');
+  }
+  jbuf_char(&b, '}');
+  jbuf_key(&b, "failed_without_cause", 1);
+  jbuf_int(&b, (int64_t)without);
   jbuf_raw(&b, "}}\n");
   fputs(b.data ? b.data : "", out);
   jbuf_free(&b);

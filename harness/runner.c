@@ -98,10 +98,12 @@ static void judge(case_result *r, const cJSON *answer, int precision) {
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r->fixture, "expect");
   if (sieve_check_at(expect, answer, precision, why, sizeof why, &error_mismatch)) {
     r->outcome = OUTCOME_PASS;
+    case_separations(r->fixture, precision, r->ruled_out, sizeof r->ruled_out);
     return;
   }
   r->outcome = error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
-  case_detail(r->fixture, answer, precision, why, r->detail, sizeof r->detail);
+  case_detail(r->fixture, answer, precision, why, r->detail, sizeof r->detail, r->causes,
+              sizeof r->causes);
 }
 
 static void first_pass_unit(shared *s, proc *p, size_t index) {
@@ -344,8 +346,17 @@ static void run_units(shared *s, size_t n_units, void (*unit)(shared *, proc *, 
 
 /* ----------------------------------------------------------------------------- the run */
 
-/* The precision answers are compared at: --precision, else hello's "precision", else float32,
- * the arithmetic of real engines' samplers. An unknown declaration is a harness error. */
+/* The precision answers are compared at: --precision, else what hello declared (-1: nothing),
+ * else float32, the arithmetic of real engines' samplers. */
+static void set_precision(run_report *report, const run_options *opt, int declared) {
+  report->precision = opt->precision >= 0 ? opt->precision
+                      : declared >= 0     ? declared
+                                          : SIEVE_PRECISION_FLOAT32;
+  report->precision_source = opt->precision >= 0 ? "--precision" : declared >= 0 ? "hello"
+                                                                                : "default";
+}
+
+/* hello's "precision"; an unknown declaration is a harness error. */
 static int declared_precision(const run_options *opt, run_report *report, const cJSON *answer,
                               char *err, size_t err_len) {
   const cJSON *declared = cJSON_GetObjectItemCaseSensitive(answer, "precision");
@@ -355,8 +366,7 @@ static int declared_precision(const run_options *opt, run_report *report, const 
              cJSON_IsString(declared) ? declared->valuestring : "a non-string");
     return -1;
   }
-  report->precision = opt->precision >= 0 ? opt->precision : p >= 0 ? p : SIEVE_PRECISION_FLOAT32;
-  report->precision_source = opt->precision >= 0 ? "--precision" : p >= 0 ? "hello" : "default";
+  set_precision(report, opt, p);
   return 0;
 }
 
@@ -424,6 +434,7 @@ static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_re
       continue;
     case_result *r = &report->cases[taken++];
     r->fixture = c;
+    r->from_fixture = 1;
     r->suite = suite;
     r->family = sieve_case_str(c, "family");
     r->seed_ref = sieve_case_str(c, "seed_ref");
@@ -494,8 +505,7 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
   sieve_fixtures fx;
   memset(report, 0, sizeof *report);
   report->options = opt;
-  report->precision = opt->precision >= 0 ? opt->precision : SIEVE_PRECISION_FLOAT32;
-  report->precision_source = opt->precision >= 0 ? "--precision" : "default";
+  set_precision(report, opt, -1);
   if (sieve_fixtures_load(opt->fixtures, &fx, err, err_len) != 0)
     return -1;
   snprintf(report->fixtures_schema, sizeof report->fixtures_schema, "%s", SIEVE_FIXTURE_SCHEMA);

@@ -21,13 +21,16 @@ typedef enum outcome {
 const char *outcome_name(outcome o);
 
 typedef struct case_result {
-  const cJSON *fixture; /* the case; NULL for generated (distribution) cases */
+  const cJSON *fixture; /* the case while the run lasts; NULL for generated (distribution) cases */
+  int from_fixture;     /* a fixture case, whose readings the report can weigh */
   char id[192];
   const char *suite;
   const char *family;
   const char *seed_ref;
   outcome outcome;
   char detail[700];
+  char causes[160];     /* the readings whose answer a failure's is, comma-separated (suites.h) */
+  char ruled_out[400];  /* a passing case: the readings it separates, comma-separated */
   int expected_failure; /* listed in the expectation file */
   char *answer;         /* this case's answer in the first pass, canonical JSON */
 } case_result;

@@ -147,41 +147,64 @@ static int separates_at(const cJSON *reading, int precision) {
   return 0;
 }
 
-/* The causes of the readings whose answer this is, "hint [name]; or ..."; returns how many. */
+static int reading_matches(const cJSON *r, const cJSON *answer, int precision) {
+  char why[8];
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r, "expect");
+  return expect && separates_at(r, precision) &&
+         sieve_check_at(expect, answer, precision, why, sizeof why, NULL);
+}
+
+/* The readings whose answer this is, those of the case's own axis first: "same answer as
+ * [name]: hint; or as [name]: hint" in `out`, their names comma-separated in `names`; returns
+ * how many. */
 static int matching_readings(const cJSON *c, const cJSON *answer, int precision, char *out,
-                             size_t len) {
+                             size_t len, char *names, size_t names_len) {
   const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
-  size_t at = 0;
+  const char *axis = sieve_case_str(c, "axis");
+  size_t at = 0, named = 0;
   int n = 0;
-  out[0] = '\0';
-  for (const cJSON *r = readings ? readings->child : NULL; r && at < len; r = r->next) {
-    char why[8];
-    const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r, "expect");
-    if (!expect || !separates_at(r, precision) ||
-        !sieve_check_at(expect, answer, precision, why, sizeof why, NULL))
-      continue;
-    at += (size_t)snprintf(out + at, len - at, "%s%s [%s]", n++ ? "; or " : "",
-                           sieve_case_str(r, "hint"), sieve_case_str(r, "name"));
-  }
+  out[0] = names[0] = '\0';
+  for (int own_axis = 1; own_axis >= 0; own_axis--)
+    for (const cJSON *r = readings ? readings->child : NULL; r && at < len; r = r->next) {
+      if ((strcmp(sieve_case_str(r, "axis"), axis) == 0) != own_axis ||
+          !reading_matches(r, answer, precision))
+        continue;
+      const char *name = sieve_case_str(r, "name");
+      at += (size_t)snprintf(out + at, len - at, "%s [%s]: %s", n ? "; or as" : "same answer as",
+                             name, sieve_case_str(r, "hint"));
+      if (named < names_len)
+        named += (size_t)snprintf(names + named, names_len - named, "%s%s", n ? "," : "", name);
+      n++;
+    }
   return n;
 }
 
+void case_separations(const cJSON *c, int precision, char *names, size_t len) {
+  const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
+  size_t at = 0;
+  names[0] = '\0';
+  for (const cJSON *r = readings ? readings->child : NULL; r && at < len; r = r->next)
+    if (separates_at(r, precision))
+      at += (size_t)snprintf(names + at, len - at, "%s%s", at ? "," : "",
+                             sieve_case_str(r, "name"));
+}
+
 void case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why, char *out,
-                 size_t len) {
+                 size_t len, char *causes, size_t causes_len) {
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(c, "expect");
-  char kept[512], causes[480];
+  char kept[512], found[480], unused[8];
   kept_difference(expect, answer, kept, sizeof kept);
   if (!*kept)
     token_difference(expect, answer, kept, sizeof kept);
-  char unused[8];
-  if (matching_readings(c, answer, precision, causes, sizeof causes) > 0)
+  if (matching_readings(c, answer, precision, found, sizeof found, causes, causes_len) > 0)
     ;
   else if (precision == SIEVE_PRECISION_FLOAT64 &&
-           sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL))
-    snprintf(causes, sizeof causes, "float32 arithmetic: within the float32 bounds, so an "
-                                    "implementation that computes in float32 should say so "
-                                    "(hello \"precision\": \"float32\", or --precision)");
-  else
-    snprintf(causes, sizeof causes, "no known misreading gives this answer");
-  snprintf(out, len, "%s%s%.300s; %s", kept, *kept ? ": " : "", causes, why);
+           sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL)) {
+    snprintf(found, sizeof found, "float32 arithmetic: within the float32 bounds, not the "
+                                  "float64 ones");
+    snprintf(causes, causes_len, "%s", SIEVE_CAUSE_FLOAT32);
+  } else {
+    snprintf(found, sizeof found, "no known misreading gives this answer");
+  }
+  snprintf(out, len, "%s%s%s; %s", kept, *kept ? ": " : "", found, why);
 }

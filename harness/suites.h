@@ -17,13 +17,21 @@ const char *suite_of_case(const cJSON *c);
 /* The position of a suite in sieve_suites (runner.h), or SUITES_MAX - 1 if unknown. */
 int suite_index(const char *suite);
 
+/* The cause a failure at float64 gets when its answer is within the float32 bounds. */
+#define SIEVE_CAUSE_FLOAT32 "float32-arithmetic"
+
 /*
  * The detail of a failed case at a precision: what differs in the kept set or the drawn token,
- * the cause of every reading of the case whose answer this is (or "no known misreading gives
- * this answer"), then `why`, the matcher's reason. For example "kept {0} expected {0,1}: top-k
- * applied first and ... [topk-first-renormalized]; rows[0].logprobs: ...".
+ * the readings of the case whose answer this is, those of its own axis first (or "no known
+ * misreading gives this answer"), then `why`, the matcher's reason. For example "kept {0}
+ * expected {0,1}: same answer as [topk-first-renormalized]: top-k applied first and ...;
+ * rows[0].logprobs: ...". `causes` gets the readings' names, comma-separated ("" for none).
  */
 void case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why, char *out,
-                 size_t len);
+                 size_t len, char *causes, size_t causes_len);
+
+/* The names of the readings a case separates at a precision, comma-separated: a case that
+ * passes rules each of them out. */
+void case_separations(const cJSON *c, int precision, char *names, size_t len);
 
 #endif /* SIEVE_SUITES_H */

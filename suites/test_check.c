@@ -144,7 +144,7 @@ Test(check, precisions_parse_by_name_and_nothing_else) {
 
 /* A filter case on 10 tokens whose rule keeps 0..8 and whose one reading keeps 0..7. */
 static const char detail_case[] =
-    "{\"id\":\"t/x\",\"expect\":{\"rows\":[{\"logprobs\":{\"$approx_array\":"
+    "{\"id\":\"t/x\",\"axis\":\"boundary\",\"expect\":{\"rows\":[{\"logprobs\":{\"$approx_array\":"
     "[-2,-2,-2,-2,-2,-2,-2,-2,-2,null],\"abs\":1e-9,\"rel\":1e-9,\"f32_abs\":1e-6}}]},"
     "\"readings\":[{\"name\":\"ge-boundary\",\"axis\":\"boundary\",\"hint\":\">= instead of >\","
     "\"precisions\":[\"float32\",\"float64\"],\"expect\":{\"rows\":[{\"logprobs\":"
@@ -153,7 +153,8 @@ static const char detail_case[] =
 static void detail_of(const char *answer, int precision, char *out, size_t len) {
   cJSON *c = cJSON_Parse(detail_case), *a = cJSON_Parse(answer);
   cr_assert(c && a);
-  case_detail(c, a, precision, "why", out, len);
+  char causes[160];
+  case_detail(c, a, precision, "why", out, len, causes, sizeof causes);
   cJSON_Delete(c);
   cJSON_Delete(a);
 }
@@ -162,7 +163,7 @@ Test(detail, names_a_reading_only_when_the_answer_is_that_readings_answer) {
   char out[700];
   detail_of("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}",
             SIEVE_PRECISION_FLOAT64, out, sizeof out);
-  cr_expect(strstr(out, ">= instead of > [ge-boundary]") != NULL, "%s", out);
+  cr_expect(strstr(out, "same answer as [ge-boundary]: >= instead of >") != NULL, "%s", out);
   detail_of("{\"rows\":[{\"logprobs\":[-4,-4,-4,-4,-4,-4,-4,-4,null,null]}]}",
             SIEVE_PRECISION_FLOAT64, out, sizeof out);
   cr_expect(strstr(out, "[ge-boundary]") == NULL, "%s", out);
@@ -197,8 +198,27 @@ Test(detail, a_reading_that_separates_only_at_float64_is_not_named_at_float32) {
   cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "readings"), 0);
   cJSON_ReplaceItemInObject(r, "precisions", cJSON_CreateStringArray((const char *[]){"float64"}, 1));
   cJSON *a = cJSON_Parse("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}");
-  case_detail(c, a, SIEVE_PRECISION_FLOAT32, "why", out, sizeof out);
+  char causes[160];
+  case_detail(c, a, SIEVE_PRECISION_FLOAT32, "why", out, sizeof out, causes, sizeof causes);
+  cr_expect_str_eq(causes, "");
   cr_expect(strstr(out, "[ge-boundary]") == NULL, "%s", out);
+  cJSON_Delete(c);
+  cJSON_Delete(a);
+}
+
+Test(detail, lists_the_readings_of_the_cases_own_axis_first_and_names_them) {
+  const char *text =
+      "{\"id\":\"t/y\",\"axis\":\"boundary\",\"expect\":{\"rows\":[{\"token\":1}]},\"readings\":["
+      "{\"name\":\"draw-ge\",\"axis\":\"draw\",\"hint\":\"a\",\"precisions\":[\"float64\"],"
+      "\"expect\":{\"rows\":[{\"token\":0}]}},"
+      "{\"name\":\"ge-boundary\",\"axis\":\"boundary\",\"hint\":\"b\",\"precisions\":[\"float64\"],"
+      "\"expect\":{\"rows\":[{\"token\":0}]}}]}";
+  cJSON *c = cJSON_Parse(text), *a = cJSON_Parse("{\"rows\":[{\"token\":0}]}");
+  char out[700], causes[160];
+  case_detail(c, a, SIEVE_PRECISION_FLOAT64, "why", out, sizeof out, causes, sizeof causes);
+  cr_expect(strstr(out, "drew token 0 expected 1: same answer as [ge-boundary]: b; or as "
+                        "[draw-ge]: a") != NULL, "%s", out);
+  cr_expect_str_eq(causes, "ge-boundary,draw-ge");
   cJSON_Delete(c);
   cJSON_Delete(a);
 }

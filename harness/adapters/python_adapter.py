@@ -42,6 +42,7 @@ def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p:
     ids = torch.nonzero(finite).flatten()
     ranked = ids[torch.sort(probs[ids], descending=True, stable=True).indices]
     before = torch.cumsum(probs[ranked], 0) - probs[ranked]
+    # top_p = 1 removes nothing: in float32 a late token's mass before can round above 1.0.
     kept = int((before <= top_p).sum()) if top_p < 1 else len(ranked)
     if top_k != -1:
         kept = min(kept, top_k)

@@ -158,7 +158,11 @@ static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
       mass += (real)ranked[r].p;
     }
   if (p->top_k != -1 && (size_t)p->top_k < kept) {
+#ifdef MUTANT_TOPK_OFF_BY_ONE
+    size_t k = (size_t)p->top_k + 1;
+#else
     size_t k = (size_t)p->top_k;
+#endif
 #ifdef MUTANT_TOPK_KEEPS_TIES
     while (k < kept && ranked[k].p == ranked[k - 1].p)
       k++;
