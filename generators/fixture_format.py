@@ -172,47 +172,58 @@ def check_cut(f: ref.Filtered) -> None:
         a, b = f.ranked[f.kept - 1], f.ranked[f.kept]
         pa, pb = float(f.probs[a]), float(f.probs[b])
         s = f.scaled.to(torch.float64)
-        m = float(s[f.ranked[0]])
-        d_a, d_b = float(s[a]) - m, float(s[b]) - m
-        if pa != pb and (pa - pb < fp32.gap_width(d_a, d_b) * pa or fp32.underflows(d_a)):
+        m, s_a, s_b = float(s[f.ranked[0]]), float(s[a]), float(s[b])
+        if pa != pb and (pa - pb < fp32.gap_width(s_a, s_b, m) * pa or
+                         fp32.underflows(s_a - m)):
             raise NearBoundary(f"near-tie at the cut: {pa!r} vs {pb!r}")
 
 
 def filter_kept_sets(logits, params: ref.Params, engine, f: ref.Filtered,
                      exact_boundary: bool) -> list:
-    """Every kept set (ids in rank order) an implementation may give: the rule's, each float32
-    route's, and every count within the float32 width of the masses (none when the boundary is
-    exact in every binary precision)."""
+    """Every kept set (ids in rank order) an implementation may give, with the precisions it is
+    acceptable at: the rule's (both), each route's (at the route's precision), and every count
+    within the float32 width of the masses (float32; none when the boundary is exact in every
+    binary precision)."""
     p = ref.check_params(params)
     ranked = f.ranked.tolist()
-    sets = [ranked[:f.kept]]
+    sets = [(ranked[:f.kept], set(PRECISIONS))]
     finite = ~torch.isinf(ref.apply_engine(logits.to(torch.float32), engine))
-    for route in fp32.ROUTES:
-        sets.append(fp32.route_kept(f.scaled, finite, p.top_p, p.top_k, route))
+    for route, (*_, precision) in fp32.ROUTES.items():
+        kept = fp32.route_kept(f.scaled, finite, p.top_p, p.top_k, route)
+        sets.append((kept, set(PRECISIONS) if precision == "float64" else {"float32"}))
     if p.top_p < 1.0 and not exact_boundary:
         pr = f.probs[f.ranked]
         before = torch.cat([torch.zeros(1, dtype=torch.float64), torch.cumsum(pr, 0)[:-1]])
         fewest, most = fp32.width_kept_range(before, p.top_p, len(ranked))
         k = len(ranked) if p.top_k == -1 else p.top_k
-        sets += [ranked[:min(n, k)] for n in range(fewest, most + 1)]
-    unique = []
-    for s in sets:
-        if s not in unique:
-            unique.append(s)
+        sets += [(ranked[:min(n, k)], {"float32"}) for n in range(fewest, most + 1)]
+    unique = {}
+    for kept, precisions in sets:
+        unique.setdefault(tuple(kept), set()).update(precisions)
     if len(unique) > MAX_OUTCOMES:
         raise NearBoundary(f"{len(unique)} kept sets are within float32 reach")
-    return unique
+    return [(list(kept), precisions) for kept, precisions in unique.items()]
 
 
 def filter_outcomes(logits, params, engine=ref.Engine(), exact_boundary=False):
-    """(the rule's Filtered, [(kept ids, logprobs)] of every acceptable outcome), or raises."""
+    """(the rule's Filtered, [(kept ids, logprobs, precisions)] of every acceptable outcome), or
+    raises."""
     f = ref.filter_row(logits, params, engine)
     check_cut(f)
     outcomes = []
-    for kept in filter_kept_sets(logits, params, engine, f, exact_boundary):
+    for kept, precisions in filter_kept_sets(logits, params, engine, f, exact_boundary):
         lp = f.logprobs if kept == f.ranked[:f.kept].tolist() else kept_logprobs(f.scaled, kept)
-        outcomes.append((kept, lp))
+        outcomes.append((kept, lp, precisions))
     return f, outcomes
+
+
+def any_of_at(options: List[dict], precisions: List[set]) -> dict:
+    """$any_of over outcomes, naming those acceptable at float32 only (float32_only)."""
+    if len(options) == 1:
+        return options[0]
+    out = {"$any_of": options}
+    only = [i for i, p in enumerate(precisions) if p == {"float32"}]
+    return {**out, "float32_only": only} if only else out
 
 
 def filter_expect(logits, params: ref.Params, engine=ref.Engine(), sparse=False,
@@ -224,8 +235,8 @@ def filter_expect(logits, params: ref.Params, engine=ref.Engine(), sparse=False,
     except ref.SieveError as e:
         return error(e)
     at = sample_points(f.ranked, logits.shape[0])
-    return any_of([{"logprobs": logprobs_matcher(lp, f.scaled, at, sparse)}
-                   for _, lp in outcomes])
+    return any_of_at([{"logprobs": logprobs_matcher(lp, f.scaled, at, sparse)}
+                      for _, lp, _ in outcomes], [p for *_, p in outcomes])
 
 
 def draw_tokens(probs: torch.Tensor, u: float, band: float = DRAW_BAND) -> List[int]:

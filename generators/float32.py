@@ -36,14 +36,19 @@ def logprob_bound(logprobs: torch.Tensor, scaled: torch.Tensor, summed=None) -> 
 
 
 def mass_width(rank: int, mass: float, top_p: float, finite: int) -> float:
-    """u * (r + 1.4 V + 4) * max(mass, top_p): the float32 probabilities of V finite tokens (a
-    sum of V terms, exp and division), r of them summed, and top_p itself rounded to float32."""
-    return U * (rank + 1.4 * finite + 4) * max(mass, top_p)
+    """u ((r + 1.4 V + 6) max(mass, top_p) + 0.4 r): the float32 probabilities of V finite
+    tokens (their normalizing sum of V terms, exp, the division), the argument error of each
+    exp (u |d| e^d <= u/e for each of the r terms), r of them summed, and top_p itself rounded
+    to float32."""
+    return U * ((rank + 1.4 * finite + 6) * max(mass, top_p) + 0.4 * rank)
 
 
-def gap_width(d_a: float, d_b: float) -> float:
-    """The relative gap below which float32 p_a, p_b can compare the other way."""
-    return U * (abs(d_a) + abs(d_b) + 8)
+def gap_width(s_a: float, s_b: float, m: float) -> float:
+    """The relative gap below which float32 p_a, p_b can compare the other way: each p is off by
+    u (|s - m| + 4) through exp, or by u (|s| + |lse| + 2) when an engine computes it as
+    exp(s - lse); lse is at most |m| + ln V, taken as |m| + 64."""
+    lse = abs(m) + 64
+    return U * (2 * (abs(s_a) + abs(s_b) + 2 * lse) + abs(s_a - m) + abs(s_b - m) + 16)
 
 
 # ----------------------------------------------------------------------------- routes
@@ -95,22 +100,25 @@ def _f64_sums(pr: np.ndarray) -> np.ndarray:
     return _exclusive(np.cumsum(pr.astype(np.float64)))
 
 
-# name: (probabilities from the scaled logits, masses before each ranked token, what it is)
+# name: (probabilities from the scaled logits, masses before each ranked token, what it is, the
+# precision whose arithmetic it is: its outcomes are acceptable there)
 ROUTES = {
     "f32-softmax-sequential-cumsum": (_softmax32, _seq, "float32 softmax, masses summed one "
-                                      "term at a time in float32"),
+                                      "term at a time in float32", "float32"),
     "f32-softmax-torch-cumsum": (_softmax32, _torch_cumsum, "float32 softmax, torch.cumsum on a "
-                                 "CPU (it sums in float64 and rounds each mass to float32)"),
+                                 "CPU (it sums in float64 and rounds each mass to float32)",
+                                 "float32"),
     "f32-softmax-cumsum-minus-p": (_softmax32, _minus_p, "float32 softmax, the mass before as "
-                                   "the inclusive float32 cumsum minus p"),
+                                   "the inclusive float32 cumsum minus p", "float32"),
     "f32-softmax-pairwise-scan": (_softmax32, _scan_exclusive, "float32 softmax, masses by a "
-                                  "parallel (Hillis-Steele) float32 scan, as on a GPU"),
+                                  "parallel (Hillis-Steele) float32 scan, as on a GPU",
+                                  "float32"),
     "f32-softmax-float64-sums": (_softmax32, _f64_sums, "float32 probabilities summed in "
-                                 "float64"),
+                                 "float64", "float32"),
     "f32-exp-log-softmax": (_exp_log_softmax32, _seq, "probabilities as exp(log_softmax) in "
-                            "float32, float32 masses"),
+                            "float32, float32 masses", "float32"),
     "f64-exp-log-softmax": (_exp_log_softmax64, _seq, "probabilities as exp(log_softmax) in "
-                            "float64, float64 masses"),
+                            "float64, float64 masses", "float64"),
 }
 
 
@@ -119,7 +127,7 @@ def route_kept(scaled: torch.Tensor, finite: torch.Tensor, top_p: float, top_k: 
     """The kept ids, in rank order, when the probabilities and masses go by one route: ranked by
     the route's probabilities (ties by id), top-p on its masses (> removes; skipped at
     top_p = 1, as the rule says, unless skip_at_one is False), then top-k."""
-    probs_of, masses_of, _ = ROUTES[route]
+    probs_of, masses_of = ROUTES[route][:2]
     ids = torch.nonzero(finite).flatten()
     p = probs_of(scaled[ids])
     order = torch.sort(p, descending=True, stable=True).indices

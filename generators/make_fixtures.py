@@ -86,7 +86,8 @@ def render_readme(families, cases) -> str:
     template = (HERE / "fixtures-README.md").read_text()
     rows = "\n".join(f"| `{f['name']}` | {f['cases']} | {f['description']} |" for f in families)
     table = f"| family | cases | what it tests |\n|---|---|---|\n{rows}\n| all | {len(cases)} | |"
-    routes = "\n".join(f"- `{name}`: {about}" for name, (*_, about) in fp32.ROUTES.items())
+    routes = "\n".join(f"- `{name}` ({precision}): {about}"
+                       for name, (_, _, about, precision) in fp32.ROUTES.items())
     return template.replace("{{FAMILIES}}", table).replace("{{ROUTES}}", routes)
 
 

@@ -68,8 +68,8 @@ READINGS = (
             "before the blacklist, so a blacklisted token takes one of its N places", FILTER_OPS),
     Reading("unrenormalized-logprobs", "logprobs", "000:19", "kept logprobs are the full-softmax "
             "log p, not renormalized over the kept set", FILTER_OPS),
-    Reading("raw-logprobs", "logprobs", "000:70-72", "logprobs taken after temperature only, "
-            "before top-p and top-k", FILTER_OPS),
+    Reading("raw-logprobs", "logprobs", "000:70-72", "the returned logprob is taken after "
+            "temperature only, before top-p and top-k", ("sample",)),
     Reading("cdf-probability-order", "draw", "000:48", "the cdf built over the tokens in "
             "probability order instead of token order", ("draw", "sample")),
     Reading("draw-ge", "draw", "000:55", "the draw takes the first token whose cdf is >= "

@@ -98,12 +98,12 @@ static void judge(case_result *r, const cJSON *answer, int precision) {
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r->fixture, "expect");
   if (sieve_check_at(expect, answer, precision, why, sizeof why, &error_mismatch)) {
     r->outcome = OUTCOME_PASS;
-    case_separations(r->fixture, precision, r->ruled_out, sizeof r->ruled_out);
+    sieve_case_separations(r->fixture, precision, r->ruled_out, sizeof r->ruled_out);
     return;
   }
   r->outcome = error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
-  case_detail(r->fixture, answer, precision, why, r->detail, sizeof r->detail, r->causes,
-              sizeof r->causes);
+  sieve_case_detail(r->fixture, answer, precision, why, r->detail, sizeof r->detail, r->causes,
+                    sizeof r->causes);
 }
 
 static void first_pass_unit(shared *s, proc *p, size_t index) {

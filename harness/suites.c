@@ -82,21 +82,27 @@ static void print_kept(const kept_set *k, char *out, size_t len) {
     snprintf(out + at, len - at, "}");
 }
 
-/* A member of the first row; an expected row with several outcomes gives its first one's. */
-static const cJSON *first_row(const cJSON *value, const char *key) {
-  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(value, "rows"), 0);
-  const cJSON *options = cJSON_GetObjectItemCaseSensitive(row, "$any_of");
-  return cJSON_GetObjectItemCaseSensitive(options ? options->child : row, key);
+/* A member of an answer's first row. */
+static const cJSON *first_row(const cJSON *answer, const char *key) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
+  return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), key);
+}
+
+/* The expected first row's outcomes: the options of a row-level $any_of, or the row itself. */
+static const cJSON *first_expected_row(const cJSON *expect, const cJSON **options) {
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(expect, "rows"), 0);
+  *options = cJSON_GetObjectItemCaseSensitive(row, "$any_of");
+  return *options ? (*options)->child : row;
 }
 
 /* "drew token 3 expected 1" when a sampled token is not one the case accepts. */
 static void token_difference(const cJSON *expect, const cJSON *answer, char *out, size_t len) {
-  const cJSON *want = first_row(expect, "token"), *have = first_row(answer, "token");
-  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(expect, "rows"), 0);
-  const cJSON *options = cJSON_GetObjectItemCaseSensitive(row, "$any_of");
+  const cJSON *options, *row = first_expected_row(expect, &options);
+  const cJSON *want = cJSON_GetObjectItemCaseSensitive(row, "token");
+  const cJSON *have = first_row(answer, "token");
   if (!cJSON_IsNumber(want) || !cJSON_IsNumber(have))
     return;
-  for (const cJSON *o = options ? options->child : row; o; o = options ? o->next : NULL) {
+  for (const cJSON *o = row; o; o = options ? o->next : NULL) {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "token");
     if (cJSON_IsNumber(t) && t->valuedouble == have->valuedouble)
       return;
@@ -107,17 +113,16 @@ static void token_difference(const cJSON *expect, const cJSON *answer, char *out
 /* What differs in the first row's kept set, e.g. "kept {0} expected {0,1}"; "" when the kept
  * set is one the case accepts (or the case has none). */
 static void kept_difference(const cJSON *expect, const cJSON *answer, char *out, size_t len) {
-  const cJSON *want = first_row(expect, "logprobs"), *have = first_row(answer, "logprobs");
-  const cJSON *options = cJSON_GetObjectItemCaseSensitive(want, "$any_of");
+  const cJSON *options, *have = first_row(answer, "logprobs");
   out[0] = '\0';
-  if (!want || !cJSON_IsArray(have))
+  if (!cJSON_IsArray(have))
     return;
   kept_set got = kept_of_array(have), first = {NULL, 0};
   int n_options = 0, matched = 0;
-  for (const cJSON *o = options ? options->child : want; o && got.ids && !matched;
+  for (const cJSON *o = first_expected_row(expect, &options); o && got.ids && !matched;
        o = options ? o->next : NULL) {
     kept_set k;
-    if (kept_of_matcher(o, &k) != 0)
+    if (kept_of_matcher(cJSON_GetObjectItemCaseSensitive(o, "logprobs"), &k) != 0)
       continue;
     kept_set view = k.ids ? got : (kept_set){NULL, got.n};
     matched = same_kept(&k, &view);
@@ -179,7 +184,7 @@ static int matching_readings(const cJSON *c, const cJSON *answer, int precision,
   return n;
 }
 
-void case_separations(const cJSON *c, int precision, char *names, size_t len) {
+void sieve_case_separations(const cJSON *c, int precision, char *names, size_t len) {
   const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
   size_t at = 0;
   names[0] = '\0';
@@ -189,21 +194,20 @@ void case_separations(const cJSON *c, int precision, char *names, size_t len) {
                              sieve_case_str(r, "name"));
 }
 
-void case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why, char *out,
-                 size_t len, char *causes, size_t causes_len) {
+void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why,
+                       char *out, size_t len, char *causes, size_t causes_len) {
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(c, "expect");
   char kept[512], found[480], unused[8];
   kept_difference(expect, answer, kept, sizeof kept);
   if (!*kept)
     token_difference(expect, answer, kept, sizeof kept);
-  if (matching_readings(c, answer, precision, found, sizeof found, causes, causes_len) > 0)
-    ;
-  else if (precision == SIEVE_PRECISION_FLOAT64 &&
-           sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL)) {
+  int n = matching_readings(c, answer, precision, found, sizeof found, causes, causes_len);
+  if (n == 0 && precision == SIEVE_PRECISION_FLOAT64 &&
+      sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL)) {
     snprintf(found, sizeof found, "float32 arithmetic: within the float32 bounds, not the "
                                   "float64 ones");
     snprintf(causes, causes_len, "%s", SIEVE_CAUSE_FLOAT32);
-  } else {
+  } else if (n == 0) {
     snprintf(found, sizeof found, "no known misreading gives this answer");
   }
   snprintf(out, len, "%s%s%s; %s", kept, *kept ? ": " : "", found, why);

@@ -22,16 +22,17 @@ int suite_index(const char *suite);
 
 /*
  * The detail of a failed case at a precision: what differs in the kept set or the drawn token,
- * the readings of the case whose answer this is, those of its own axis first (or "no known
+ * the readings of the case whose answer this is, those of its own axis first (else, at float64,
+ * "float32 arithmetic" when the answer is within the float32 bounds, else "no known
  * misreading gives this answer"), then `why`, the matcher's reason. For example "kept {0}
  * expected {0,1}: same answer as [topk-first-renormalized]: top-k applied first and ...;
  * rows[0].logprobs: ...". `causes` gets the readings' names, comma-separated ("" for none).
  */
-void case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why, char *out,
-                 size_t len, char *causes, size_t causes_len);
+void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why,
+                       char *out, size_t len, char *causes, size_t causes_len);
 
 /* The names of the readings a case separates at a precision, comma-separated: a case that
  * passes rules each of them out. */
-void case_separations(const cJSON *c, int precision, char *names, size_t len);
+void sieve_case_separations(const cJSON *c, int precision, char *names, size_t len);
 
 #endif /* SIEVE_SUITES_H */

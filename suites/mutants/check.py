@@ -75,7 +75,8 @@ def oracle_passes(sieve, mutants, c_adapter, py_adapter):
             ("profile:deepinfer", [], False), (f"exec:{sieve} serve", [], False),
             (f"lib:{mutants}/libport-faithful.so", ["--precision", "float64"], False),
             (f"lib:{mutants}-f32/libport-faithful.so", ["--precision", "float32"], False),
-            (f"lib:{c_adapter}", [], False), (f"exec:{sys.executable} {py_adapter}", [], True)):
+            (f"lib:{c_adapter}", ["--precision", "float64"], False),
+            (f"exec:{sys.executable} {py_adapter}", [], True)):
         status, report, err = run(sieve, impl, *args)
         if skips and report:  # the Python adapter offers filter and validate only
             report["cases"] = [c for c in report["cases"] if c["outcome"] != "skip"]
@@ -92,18 +93,27 @@ def separating(fixtures, name, precision):
 
 
 def judge_mutant(name, entry, precision, fixtures, result):
+    """The named cases fail; every failed case names the mutant's reading; and, the converse,
+    every case that records the reading fails, except validate cases: `sieve serve --lib`
+    itself rejects values a library cannot be given (a null top_p, a top_k of 1.5)."""
     status, report, err = result
     got = {c["id"]: c for c in report["cases"]} if report else {}
+    separated = separating(fixtures, name, precision)
     must = [i for i in entry["must_fail"] if precision == "float64" or i.startswith(
-        "distribution/") or i in separating(fixtures, name, precision)]
+        "distribution/") or i in separated]
     missed = [i for i in must if got.get(i, {}).get("outcome") not in ("fail", "error")]
     failed = [c for c in got.values() if c["outcome"] in ("fail", "error")
               and not c["id"].startswith("distribution/")]
     unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if f"[{name}]" not in c["detail"]]
+    ops = {c["id"]: c["request"]["op"] for c in fixtures["cases"]}
+    passing = sorted(i for i in separated if ops[i] != "validate"
+                     and got.get(i, {}).get("outcome") == "pass")
     check(f"mutant {name} at {precision} fails {', '.join(must)}", status == 1 and not missed,
           f"exit {status}, not failing: {missed} {err[-300:]}")
     check(f"mutant {name} at {precision}: each of its {len(failed)} failed cases names [{name}]",
           failed and not unnamed, f"{len(unnamed)} without it: {unnamed[:2]}")
+    check(f"mutant {name} at {precision} fails every case that records its reading there",
+          not passing, f"{len(passing)} pass: {passing[:3]}")
 
 
 def mutants_fail(sieve, mutants):
@@ -115,6 +125,10 @@ def mutants_fail(sieve, mutants):
             if entry["must_fail"] for build, precision in (("", "float64"), ("-f32", "float32"))]
     check("every mutant of the catalogue is a reading the fixtures record",
           all(j[0] in readings for j in jobs), str(sorted({j[0] for j in jobs} - readings)))
+    unbuilt = [f"{mutants}{b}/lib{n}.so" for n, _, b, _ in jobs
+               if not Path(f"{mutants}{b}/lib{n}.so").exists()]
+    check("the Makefile built every mutant of the catalogue, in both builds", not unbuilt,
+          f"missing {unbuilt[:3]}: does catalogue.json keep one entry a line?")
     for k in range(0, len(jobs), 2):
         started = [(job, start(sieve, f"lib:{mutants}{job[2]}/lib{job[0]}.so", "--precision",
                                job[3], "--jobs", "1")) for job in jobs[k:k + 2]]
