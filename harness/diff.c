@@ -4,7 +4,9 @@
  * grouped by the axis each case names (fixtures/README.md), with both answers.
  * The cases are the fixtures and the fingerprint probes (one per axis).
  * Numbers agree within 1e-9 + 1e-9 relative; messages, error codes and the
- * oracle's extra answers (margins, u) are not compared.
+ * oracle's extra answers (margins, u) are not compared. Both are asked hello
+ * first, and a case of an op either does not offer is skipped; a crash, hang
+ * or garbage is that case's answer, and the implementation is restarted.
  */
 #define _GNU_SOURCE
 #include "diff.h"
@@ -94,23 +96,52 @@ static void summary(const cJSON *answer, char *out, size_t len) {
   }
 }
 
-static cJSON *ask(proc *p, const char *request, size_t len) {
-  char *line = NULL;
-  if (proc_exchange(p, request, len, &line) != PROC_OK)
-    return NULL;
-  return cJSON_Parse(line);
-}
+typedef struct side {
+  proc p;
+  impl_command cmd;
+  cJSON *hello; /* its answer to hello, with the ops it offers */
+  size_t crashes;
+} side;
 
 typedef struct differ {
-  proc a, b;
-  impl_command cmd_a, cmd_b;
+  side a, b;
   difference *found;
-  size_t n, cap, compared;
+  size_t n, cap, compared, skipped;
 } differ;
+
+/* An answer, or NULL after a crash, a hang or garbage, which restarts the implementation; the
+ * summary then says what happened. */
+static cJSON *ask(side *s, const char *request, size_t len, char *crash, size_t crash_len) {
+  cJSON *answer = proc_ask(&s->p, request, len, crash, crash_len);
+  s->crashes += answer == NULL;
+  return answer;
+}
+
+static int offers(const side *s, const char *op) {
+  const cJSON *ops = cJSON_GetObjectItemCaseSensitive(s->hello, "ops");
+  for (const cJSON *o = ops ? ops->child : NULL; o; o = o->next)
+    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
+      return 1;
+  return 0;
+}
+
+/* The op of a request text, for the ops both sides must offer. */
+static int both_offer(differ *d, const char *request, size_t len) {
+  cJSON *r = cJSON_ParseWithLength(request, len);
+  const char *op = sieve_case_str(r, "op");
+  int ok = offers(&d->a, op) && offers(&d->b, op);
+  cJSON_Delete(r);
+  d->skipped += !ok;
+  return ok;
+}
 
 static void compare(differ *d, const char *id, const char *axis, const char *request,
                     size_t len) {
-  cJSON *x = ask(&d->a, request, len), *y = ask(&d->b, request, len);
+  char crash_a[300] = "", crash_b[300] = "";
+  if (!both_offer(d, request, len))
+    return;
+  cJSON *x = ask(&d->a, request, len, crash_a, sizeof crash_a);
+  cJSON *y = ask(&d->b, request, len, crash_b, sizeof crash_b);
   d->compared++;
   if (!(x && y && same(x, y)) && !(!x && !y)) {
     if (d->n == d->cap) {
@@ -120,8 +151,14 @@ static void compare(differ *d, const char *id, const char *axis, const char *req
     difference *f = &d->found[d->n++];
     snprintf(f->id, sizeof f->id, "%s", id);
     snprintf(f->axis, sizeof f->axis, "%s", *axis ? axis : "none");
-    summary(x, f->a, sizeof f->a);
-    summary(y, f->b, sizeof f->b);
+    if (x)
+      summary(x, f->a, sizeof f->a);
+    else
+      snprintf(f->a, sizeof f->a, "crash: %.150s", crash_a);
+    if (y)
+      summary(y, f->b, sizeof f->b);
+    else
+      snprintf(f->b, sizeof f->b, "crash: %.150s", crash_b);
   }
   cJSON_Delete(x);
   cJSON_Delete(y);
@@ -168,6 +205,12 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
            d->compared);
   else
     printf("sieve diff: %s and %s differ on %zu of %zu cases\n", a, b, d->n, d->compared);
+  if (d->skipped)
+    printf("%s%zu cases skipped: an op one of them does not offer (hello)\n",
+           markdown ? "\n" : "", d->skipped);
+  if (d->a.crashes || d->b.crashes)
+    printf("%scrashes, hangs or garbage (each time restarted): %s %zu, %s %zu\n",
+           markdown ? "\n" : "", a, d->a.crashes, b, d->b.crashes);
   for (size_t k = 0; k < d->n; k++) {
     const char *axis = d->found[k].axis;
     size_t n = 0;
@@ -184,6 +227,26 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
         printf(markdown ? "| `%s` | %s | %s |\n" : "  %s: %s | %s\n", d->found[i].id,
                d->found[i].a, d->found[i].b);
   }
+}
+
+/* Starts an implementation and asks hello; -1, saying why, when it does not answer with ops. */
+static int greet(side *s, const char *name) {
+  static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
+  char crash[300] = "";
+  proc_start(&s->p, s->cmd.argv, 30000);
+  s->hello = proc_ask(&s->p, request, sizeof request - 1, crash, sizeof crash);
+  if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(s->hello, "ops")))
+    return 0;
+  fprintf(stderr, "sieve diff: %s did not answer hello with its ops%s%s\n", name,
+          *crash ? ": " : "", crash);
+  return -1;
+}
+
+static void stop(differ *d) {
+  proc_stop(&d->a.p, NULL, 0);
+  proc_stop(&d->b.p, NULL, 0);
+  cJSON_Delete(d->a.hello);
+  cJSON_Delete(d->b.hello);
 }
 
 int sieve_diff_main(int argc, char **argv) {
@@ -207,14 +270,17 @@ int sieve_diff_main(int argc, char **argv) {
     return 2;
   }
   sieve_fixtures fx;
-  if (impl_command_parse(&d.cmd_a, names[0], err, sizeof err) != 0 ||
-      impl_command_parse(&d.cmd_b, names[1], err, sizeof err) != 0 ||
+  if (impl_command_parse(&d.a.cmd, names[0], err, sizeof err) != 0 ||
+      impl_command_parse(&d.b.cmd, names[1], err, sizeof err) != 0 ||
       sieve_fixtures_load(sieve_default_fixtures(path, sizeof path), &fx, err, sizeof err) != 0) {
     fprintf(stderr, "sieve diff: %s\n", err);
     return 2;
   }
-  proc_start(&d.a, d.cmd_a.argv, 30000);
-  proc_start(&d.b, d.cmd_b.argv, 30000);
+  if (greet(&d.a, names[0]) != 0 || greet(&d.b, names[1]) != 0) {
+    stop(&d);
+    sieve_fixtures_free(&fx);
+    return 2;
+  }
   for (size_t i = 0; fingerprint_requests[i].axis; i++) {
     char id[64];
     snprintf(id, sizeof id, "probe/%s", fingerprint_requests[i].axis);
@@ -223,8 +289,7 @@ int sieve_diff_main(int argc, char **argv) {
   }
   compare_fixtures(&d, &fx, suites);
   print(&d, names[0], names[1], strcmp(format, "markdown") == 0);
-  proc_stop(&d.a, NULL, 0);
-  proc_stop(&d.b, NULL, 0);
+  stop(&d);
   sieve_fixtures_free(&fx);
   free(d.found);
   return d.n ? 1 : 0;

@@ -22,22 +22,44 @@
 
 #define UNDETERMINED (-1)
 #define INCONSISTENT (-2)
+#define NO_ANSWER (-3) /* a request of the probe crashed, hung or got garbage */
 
 typedef struct prober {
   proc p;
   const cJSON *ops;
   char note[PROFILE_AXES][200];
+  size_t crashes;     /* requests that crashed, hung or got garbage; each restarts the child */
+  char last_crash[300];
 } prober;
 
+/* An answer that is not an error, or NULL. */
 static cJSON *ask(prober *pr, const char *request) {
-  char *line = NULL;
-  if (proc_exchange(&pr->p, request, strlen(request), &line) != PROC_OK)
-    return NULL;
-  cJSON *answer = cJSON_Parse(line);
-  if (cJSON_IsObject(answer) && !cJSON_GetObjectItemCaseSensitive(answer, "error"))
+  cJSON *answer = proc_ask(&pr->p, request, strlen(request), pr->last_crash,
+                           sizeof pr->last_crash);
+  pr->crashes += answer == NULL;
+  if (answer && !cJSON_GetObjectItemCaseSensitive(answer, "error"))
     return answer;
   cJSON_Delete(answer);
   return NULL;
+}
+
+/* An answer without what the probe asked for counts as a crash does. */
+static void garbage(prober *pr, const cJSON *answer, const char *missing) {
+  char *text = cJSON_PrintUnformatted(answer);
+  snprintf(pr->last_crash, sizeof pr->last_crash, "the answer has no %s: %.80s", missing,
+           text ? text : "");
+  free(text);
+  pr->crashes++;
+}
+
+/* A kept set as token ids, "{1,3}". */
+static void print_ids(long set, char *out, size_t len) {
+  size_t at = (size_t)snprintf(out, len, "{");
+  for (int i = 0; i < 62 && at < len; i++)
+    if (set >> i & 1)
+      at += (size_t)snprintf(out + at, len - at, "%s%d", at > 1 ? "," : "", i);
+  if (at < len)
+    snprintf(out + at, len - at, "}");
 }
 
 static int offers(const prober *pr, const char *op) {
@@ -53,6 +75,8 @@ static long kept_of(prober *pr, const char *request) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
   const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "logprobs");
   long set = cJSON_IsArray(lp) ? 0 : -1;
+  if (answer && set < 0)
+    garbage(pr, answer, "rows[0].logprobs");
   int i = 0;
   for (const cJSON *x = cJSON_IsArray(lp) ? lp->child : NULL; x && i < 62; x = x->next, i++)
     if (!cJSON_IsNull(x))
@@ -64,9 +88,11 @@ static long kept_of(prober *pr, const char *request) {
 /* Classifies by the kept set: `sets[v]` is what value v keeps. */
 static int by_kept(prober *pr, int axis, const char *request, const long *sets, int n) {
   long kept = kept_of(pr, request);
+  char ids[128];
   if (kept < 0)
     return UNDETERMINED;
-  snprintf(pr->note[axis], sizeof pr->note[axis], "kept set 0x%lx", kept);
+  print_ids(kept, ids, sizeof ids);
+  snprintf(pr->note[axis], sizeof pr->note[axis], "kept %s", ids);
   for (int v = 0; v < n; v++)
     if (sets[v] == kept)
       return v;
@@ -142,8 +168,11 @@ static int probe_t0(prober *pr) {
                           "\"params\":{\"temperature\":0}}]}");
   if ((choice == SIEVE_T0_CLAMP && kept >= 0 && kept != 0x7) ||
       (choice == SIEVE_T0_ARGMAX && kept >= 0 && kept != 0x1)) {
+    char ids[128];
+    print_ids(kept, ids, sizeof ids);
     snprintf(pr->note[4], sizeof pr->note[4],
-             "validate gives T %g, top_k %g but the filter keeps set 0x%lx at T = 0", t, k, kept);
+             "validate gives T %g, top_k %g; the filter keeps %.40s of (2, 2, 1) at T = 0", t, k,
+             ids);
     return INCONSISTENT;
   }
   return choice;
@@ -171,6 +200,8 @@ static int sampled(prober *pr, const char *logits, uint64_t seed, int position, 
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(row, "token");
   const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprob");
   int ok = cJSON_IsNumber(t) && cJSON_IsNumber(lp);
+  if (answer && !ok)
+    garbage(pr, answer, "rows[0].token and logprob");
   if (ok) {
     *token = (int64_t)t->valuedouble;
     *logprob = lp->valuedouble;
@@ -223,6 +254,13 @@ static int (*const probes[PROFILE_AXES])(prober *) = {
     probe_t0,    probe_top_k_zero, probe_logprobs, probe_draw};
 
 static void print_matches(const int *choice) {
+  int determined = 0;
+  for (int a = 0; a < PROFILE_AXES; a++)
+    determined += choice[a] >= 0;
+  if (!determined) {
+    printf("\nno axis determined, so no profile can be matched\n");
+    return;
+  }
   printf("\nprofiles making every determined choice:");
   int any = 0;
   for (const engine_profile *p = profiles; p->name; p++) {
@@ -252,7 +290,8 @@ int sieve_fingerprint_main(int argc, char **argv) {
   cJSON *hello = ask(&pr, "{\"op\":\"hello\",\"protocol\":1}");
   pr.ops = cJSON_GetObjectItemCaseSensitive(hello, "ops");
   if (!cJSON_IsArray(pr.ops)) {
-    fprintf(stderr, "sieve fingerprint: %s did not answer hello with its ops\n", argv[1]);
+    fprintf(stderr, "sieve fingerprint: %s did not answer hello with its ops%s%s\n", argv[1],
+            pr.crashes ? ": " : "", pr.crashes ? pr.last_crash : "");
     proc_stop(&pr.p, NULL, 0);
     cJSON_Delete(hello);
     return 2;
@@ -260,13 +299,22 @@ int sieve_fingerprint_main(int argc, char **argv) {
   int choice[PROFILE_AXES];
   printf("sieve fingerprint: %s (%s)\n", argv[1], sieve_case_str(hello, "name"));
   for (int a = 0; a < PROFILE_AXES; a++) {
+    size_t crashes = pr.crashes;
     choice[a] = probes[a](&pr);
+    if (pr.crashes > crashes) {
+      choice[a] = NO_ANSWER;
+      snprintf(pr.note[a], sizeof pr.note[a], "%.190s", pr.last_crash);
+    }
     const char *value = choice[a] == UNDETERMINED   ? "not determined (op not offered)"
                         : choice[a] == INCONSISTENT ? "inconsistent"
+                        : choice[a] == NO_ANSWER    ? "not determined (no answer)"
                                                     : axis_value_name(a, choice[a]);
     printf("%-15s %-12s %s\n", axis_names[a], value, pr.note[a]);
   }
   print_matches(choice);
+  if (pr.crashes)
+    printf("%zu requests crashed, hung or got garbage (restarted each time); the last: %s\n",
+           pr.crashes, pr.last_crash);
   proc_stop(&pr.p, NULL, 0);
   cJSON_Delete(hello);
   return 0;

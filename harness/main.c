@@ -72,7 +72,6 @@ static int cmd_serve(int argc, char **argv) {
   }
   if (!lib && !sieve_serve_has_profile(profile))
     return usage_error("serve: unknown profile '%s'", profile);
-  signal(SIGPIPE, SIG_IGN);
   if (!lib)
     return sieve_serve(stdin, stdout, profile);
   const sieve_impl *impl = load_impl(lib);
@@ -83,6 +82,9 @@ int main(int argc, char **argv) {
   if (argc < 2)
     return usage_error("%s", "no subcommand given");
   proc_kill_children_on_signals();
+  /* An implementation that exits early closes the pipe we write to: a write error to report,
+   * never a death by SIGPIPE, in every subcommand. */
+  signal(SIGPIPE, SIG_IGN);
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
     fputs(usage, stdout);
     return 0;
@@ -108,9 +110,7 @@ int main(int argc, char **argv) {
     return sieve_diff_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "fingerprint") == 0)
     return sieve_fingerprint_main(argc - 2, argv + 2);
-  if (strcmp(argv[1], "run") == 0) {
-    signal(SIGPIPE, SIG_IGN);
+  if (strcmp(argv[1], "run") == 0)
     return sieve_run_main(argc - 2, argv + 2);
-  }
   return usage_error("unknown subcommand '%s'", argv[1]);
 }

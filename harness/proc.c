@@ -218,6 +218,28 @@ void proc_stop(proc *p, char *how, size_t how_len) {
   p->to_child = p->from_child = p->err_fd = -1;
 }
 
+cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t detail_len) {
+  char *line = NULL, tail[1024], how[96] = "";
+  proc_status st = p->pid > 0 ? proc_exchange(p, request, len, &line) : PROC_NOSTART;
+  cJSON *answer = st == PROC_OK ? cJSON_Parse(line) : NULL;
+  if (answer && cJSON_IsObject(answer))
+    return answer;
+  cJSON_Delete(answer);
+  proc_stderr_tail(p, tail, sizeof tail);
+  if (st == PROC_OK)
+    snprintf(detail, detail_len, "the answer is not a JSON object: %.80s", line);
+  else if (st == PROC_TIMEOUT)
+    snprintf(detail, detail_len, "no answer within %d s", p->timeout_ms / 1000);
+  char **argv = p->argv;
+  int timeout_ms = p->timeout_ms;
+  proc_stop(p, how, sizeof how);
+  if (st != PROC_OK && st != PROC_TIMEOUT)
+    snprintf(detail, detail_len, "the implementation %s (%s)%s%s", proc_status_name(st), how,
+             *tail ? "; its stderr: " : "", tail);
+  proc_start(p, argv, timeout_ms);
+  return NULL;
+}
+
 void proc_stderr_tail(const proc *p, char *out, size_t max) {
   out[0] = '\0';
   if (p->err_fd < 0 || max < 2)

@@ -7,6 +7,7 @@
 #ifndef SIEVE_PROC_H
 #define SIEVE_PROC_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -44,6 +45,13 @@ proc_status proc_start(proc *p, char **argv, int timeout_ms);
  * the next call.
  */
 proc_status proc_exchange(proc *p, const char *request, size_t len, char **line);
+
+/*
+ * One request for one JSON object: the answer, parsed, or NULL when the child crashed, hung,
+ * exited or answered something else. Then `detail` says which (naming how it ended and the tail
+ * of its stderr) and the child has been started again, so the next request gets a fresh one.
+ */
+cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t detail_len);
 
 /* Kills the process group if still running and reaps it; writes how it ended into `how`. */
 void proc_stop(proc *p, char *how, size_t how_len);

@@ -40,30 +40,6 @@ typedef struct shared {
   void *units; /* per pass: batches */
 } shared;
 
-/* ----------------------------------------------------------------------------- exchanges */
-
-/* Sends a request and parses the answer; on failure fills `detail` and restarts the process. */
-static cJSON *exchange(const run_options *opt, proc *p, const char *request, size_t len,
-                       char *detail, size_t detail_len) {
-  char *line = NULL, tail[240], how[96] = "";
-  proc_status st = p->pid > 0 ? proc_exchange(p, request, len, &line) : PROC_EXITED;
-  cJSON *answer = st == PROC_OK ? cJSON_Parse(line) : NULL;
-  if (answer && cJSON_IsObject(answer))
-    return answer;
-  cJSON_Delete(answer);
-  proc_stderr_tail(p, tail, sizeof tail);
-  if (st == PROC_OK)
-    snprintf(detail, detail_len, "the answer is not a JSON object: %.80s", line);
-  else if (st == PROC_TIMEOUT)
-    snprintf(detail, detail_len, "no answer within %d s", opt->timeout_ms / 1000);
-  proc_stop(p, how, sizeof how);
-  if (st != PROC_OK && st != PROC_TIMEOUT)
-    snprintf(detail, detail_len, "the implementation %s (%s)%s%s", proc_status_name(st), how,
-             *tail ? "; its stderr: " : "", tail);
-  proc_start(p, opt->impl_argv, opt->timeout_ms);
-  return NULL;
-}
-
 static char *request_text(const cJSON *request, size_t *len) {
   jbuf b = {0};
   jbuf_json(&b, request);
@@ -120,7 +96,7 @@ static void first_pass_unit(shared *s, proc *p, size_t index) {
     snprintf(r->detail, sizeof r->detail, "the fixture cannot be used: %s", err);
     return;
   }
-  cJSON *answer = exchange(s->opt, p, text, len, r->detail, sizeof r->detail);
+  cJSON *answer = proc_ask(p, text, len, r->detail, sizeof r->detail);
   free(text);
   if (!answer) {
     r->outcome = OUTCOME_CRASH;
@@ -257,7 +233,7 @@ static void second_pass_unit(shared *s, proc *p, size_t index) {
   size_t total = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
   cJSON_Delete(request);
   char detail[400];
-  cJSON *answer = text ? exchange(s->opt, p, text, len, detail, sizeof detail) : NULL;
+  cJSON *answer = text ? proc_ask(p, text, len, detail, sizeof detail) : NULL;
   free(text);
   for (size_t k = 0; k < b->n; k++) {
     case_result *r = &report->cases[b->members[k]];
@@ -285,23 +261,16 @@ static void second_pass_unit(shared *s, proc *p, size_t index) {
 
 /* ----------------------------------------------------------------------------- distribution */
 
-typedef struct exchange_ctx {
-  const run_options *opt;
-  proc *p;
-} exchange_ctx;
-
-static cJSON *exchange_adapter(void *ctx, const char *request, size_t len, char *detail,
+static cJSON *exchange_adapter(void *p, const char *request, size_t len, char *detail,
                                size_t detail_len) {
-  exchange_ctx *e = ctx;
-  return exchange(e->opt, e->p, request, len, detail, detail_len);
+  return proc_ask(p, request, len, detail, detail_len);
 }
 
 static void distribution_unit(shared *s, proc *p, size_t index) {
   case_result *r = &s->report->cases[index];
   if (r->fixture || r->outcome == OUTCOME_SKIP || strcmp(r->suite, "distribution") != 0)
     return;
-  exchange_ctx e = {s->opt, p};
-  distribution_run(r, exchange_adapter, &e);
+  distribution_run(r, exchange_adapter, p);
 }
 
 /* ----------------------------------------------------------------------------- workers */
@@ -376,7 +345,7 @@ static int hello(const run_options *opt, run_report *report, cJSON **ops, char *
   char detail[400] = "";
   static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
   proc_start(&p, opt->impl_argv, opt->timeout_ms);
-  cJSON *answer = exchange(opt, &p, request, sizeof request - 1, detail, sizeof detail);
+  cJSON *answer = proc_ask(&p, request, sizeof request - 1, detail, sizeof detail);
   proc_stop(&p, NULL, 0);
   *ops = cJSON_DetachItemFromObjectCaseSensitive(answer, "ops");
   snprintf(report->impl_name, sizeof report->impl_name, "%s",

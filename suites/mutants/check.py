@@ -140,7 +140,7 @@ FAKES = {
     "exits-at-once.sh": "crash", "garbage.sh": "crash", "hangs.sh": "crash",
     "stderr-only.sh": "crash", "crashes-after-hello.sh": "crash", "closes-stdout.sh": "crash",
     "wrong-length.sh": "fail", "nan-logprobs.sh": "fail", "extra-lines.sh": "fail",
-    "bad-precision.sh": "crash",
+    "bad-precision.sh": "crash", "exits-after-hello.sh": "crash",
 }
 
 
@@ -413,6 +413,33 @@ def fingerprints(sieve, mutants):
           same.stdout[:200])
 
 
+def survive_crashes(sieve, py_adapter):
+    """fingerprint and diff survive implementations that crash on every request or exit after
+    hello (the next write meets a closed pipe): no death by a signal, every axis without an
+    answer says so, and the crashes are counted; diff skips the ops a side does not offer."""
+    env = dict(os.environ, SIEVE_BIN=sieve)
+    for fake in ("crashes-after-hello.sh", "exits-after-hello.sh"):
+        impl = f"exec:{HERE / 'fakes' / fake}"
+        p = subprocess.run([sieve, "fingerprint", "--impl", impl], capture_output=True,
+                           text=True, env=env, timeout=300)
+        axes = [l for l in p.stdout.splitlines()[1:9]]
+        check(f"sieve fingerprint of {fake} reports every axis without an answer and ends",
+              p.returncode == 0 and len(axes) == 8 and all("not determined" in a for a in axes)
+              and "no axis determined" in p.stdout and "requests crashed" in p.stdout,
+              f"exit {p.returncode}: {p.stdout[-300:]} {p.stderr[-200:]}")
+        d = subprocess.run([sieve, "diff", "profile:deepinfer", impl, "--suite", "position"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        check(f"sieve diff with {fake} reports each case's crash and ends",
+              d.returncode == 1 and "crash: the implementation" in d.stdout and
+              "each time restarted" in d.stdout, f"exit {d.returncode}: {d.stdout[:300]}")
+    d = subprocess.run([sieve, "diff", "profile:deepinfer", f"exec:{sys.executable} {py_adapter}",
+                        "--suite", "ordering", "--suite", "position"], capture_output=True, text=True,
+                       timeout=300)
+    check("sieve diff skips the ops an implementation does not offer, and says so",
+          d.returncode == 0 and "differ on 0 of" in d.stdout and "cases skipped" in d.stdout,
+          f"exit {d.returncode}: {d.stdout[:300]}")
+
+
 def explain(sieve):
     with tempfile.TemporaryDirectory() as tmp:
         svg = Path(tmp) / "x.svg"
@@ -537,6 +564,7 @@ def main():
     shards(sieve)
     expectations(sieve, mutants)
     fingerprints(sieve, mutants)
+    survive_crashes(sieve, py_adapter)
     explain(sieve)
     engines_md_current(sieve)
     bad_fixture_files(sieve)
