@@ -253,8 +253,30 @@ static int (*const probes[PROFILE_AXES])(prober *) = {
     probe_scope, probe_boundary, probe_ties,     probe_temperature,
     probe_t0,    probe_top_k_zero, probe_logprobs, probe_draw};
 
+/* How many determined axes a profile chooses otherwise. */
+static int mismatches(const engine_profile *p, const int *choice) {
+  int n = 0;
+  for (int a = 0; a < PROFILE_AXES; a++)
+    n += choice[a] >= 0 && rule_axis(&p->rule, a) != choice[a];
+  return n;
+}
+
+/* The profile with the fewest mismatches (the first of equals), and where it differs. */
+static void print_nearest(const int *choice) {
+  const engine_profile *best = profiles;
+  for (const engine_profile *p = profiles; p->name; p++)
+    if (mismatches(p, choice) < mismatches(best, choice))
+      best = p;
+  printf("nearest: %s, which differs on", best->name);
+  for (int a = 0; a < PROFILE_AXES; a++)
+    if (choice[a] >= 0 && rule_axis(&best->rule, a) != choice[a])
+      printf(" %s (%s, not %s)", axis_names[a], axis_value_name(a, rule_axis(&best->rule, a)),
+             axis_value_name(a, choice[a]));
+  printf("\n");
+}
+
 static void print_matches(const int *choice) {
-  int determined = 0;
+  int determined = 0, any = 0;
   for (int a = 0; a < PROFILE_AXES; a++)
     determined += choice[a] >= 0;
   if (!determined) {
@@ -262,16 +284,14 @@ static void print_matches(const int *choice) {
     return;
   }
   printf("\nprofiles making every determined choice:");
-  int any = 0;
-  for (const engine_profile *p = profiles; p->name; p++) {
-    int match = 1;
-    for (int a = 0; a < PROFILE_AXES; a++)
-      match &= choice[a] < 0 || rule_axis(&p->rule, a) == choice[a];
-    if (match)
+  for (const engine_profile *p = profiles; p->name; p++)
+    if (mismatches(p, choice) == 0) {
       printf(" %s", p->name);
-    any |= match;
-  }
+      any = 1;
+    }
   printf("%s\n", any ? "" : " none");
+  if (!any)
+    print_nearest(choice);
 }
 
 int sieve_fingerprint_main(int argc, char **argv) {

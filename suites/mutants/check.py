@@ -402,6 +402,10 @@ def fingerprints(sieve, mutants):
         got, _ = fingerprint(sieve, f"lib:{mutants}/lib{name}.so")
         check(f"fingerprint finds {axis} = {value} in mutant {name}", got.get(axis) == value,
               f"got {got.get(axis)}")
+    near = subprocess.run([sieve, "fingerprint", "--impl", f"lib:{mutants}/libge-boundary.so"],
+                          capture_output=True, text=True).stdout
+    check("fingerprint of a mutant no profile matches names the nearest and where it differs",
+          "nearest: deepinfer, which differs on boundary (gt, not ge)" in near, near[-300:])
     out = subprocess.run([sieve, "diff", "profile:deepinfer", "profile:vllm", "--suite",
                           "ordering"], capture_output=True, text=True)
     check("sieve diff deepinfer vllm shows the (0.5, 0.3, 0.2) order example under topp_scope",
