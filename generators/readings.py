@@ -18,6 +18,7 @@ from typing import Optional
 
 import torch
 
+import float32 as fp32
 import reference as ref
 
 
@@ -197,8 +198,6 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
 def one_still_cuts(logits: torch.Tensor, params: ref.Params, engine: ref.Engine) -> list:
     """The kept sets top-p gives at top_p = 1 when it is not skipped: one per float32 route,
     whose masses can round above 1.0 on long rows (float32.py)."""
-    import float32 as fp32
-
     p = check_params(params, None)
     x = _engine(logits.to(torch.float32), engine, None)
     finite = ~torch.isinf(x)

@@ -149,13 +149,19 @@ static const char detail_case[] =
     "\"precisions\":[\"float32\",\"float64\"],\"expect\":{\"rows\":[{\"logprobs\":"
     "{\"$approx_array\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null],\"abs\":1e-9,\"rel\":1e-9}}]}}]}";
 
-static void detail_of(const char *answer, int precision, char *out, size_t len) {
-  cJSON *c = cJSON_Parse(detail_case), *a = cJSON_Parse(answer);
-  cr_assert(c && a);
-  char causes[160];
-  sieve_case_detail(c, a, precision, "why", out, len, causes, sizeof causes);
+/* The detail of an answer to a case given as JSON text; `causes` (160 bytes) may be NULL. */
+static void detail_for(const char *case_text, const char *answer, int precision, char *out,
+                       size_t len, char *causes) {
+  char unused[160];
+  cJSON *c = cJSON_Parse(case_text), *a = cJSON_Parse(answer);
+  cr_assert(c && a, "test JSON must parse");
+  sieve_case_detail(c, a, precision, "why", out, len, causes ? causes : unused, sizeof unused);
   cJSON_Delete(c);
   cJSON_Delete(a);
+}
+
+static void detail_of(const char *answer, int precision, char *out, size_t len) {
+  detail_for(detail_case, answer, precision, out, len, NULL);
 }
 
 Test(detail, names_a_reading_only_when_the_answer_is_that_readings_answer) {
@@ -212,14 +218,12 @@ Test(detail, lists_the_readings_of_the_cases_own_axis_first_and_names_them) {
       "\"expect\":{\"rows\":[{\"token\":0}]}},"
       "{\"name\":\"ge-boundary\",\"axis\":\"boundary\",\"hint\":\"b\",\"precisions\":[\"float64\"],"
       "\"expect\":{\"rows\":[{\"token\":0}]}}]}";
-  cJSON *c = cJSON_Parse(text), *a = cJSON_Parse("{\"rows\":[{\"token\":0}]}");
   char out[700], causes[160];
-  sieve_case_detail(c, a, SIEVE_PRECISION_FLOAT64, "why", out, sizeof out, causes, sizeof causes);
+  detail_for(text, "{\"rows\":[{\"token\":0}]}", SIEVE_PRECISION_FLOAT64, out, sizeof out,
+             causes);
   cr_expect(strstr(out, "drew token 0 expected 1: same answer as [ge-boundary]: b; or as "
                         "[draw-ge]: a") != NULL, "%s", out);
   cr_expect_str_eq(causes, "ge-boundary,draw-ge");
-  cJSON_Delete(c);
-  cJSON_Delete(a);
 }
 
 Test(detail, a_kept_set_of_any_acceptable_outcome_is_not_called_different) {
@@ -227,16 +231,13 @@ Test(detail, a_kept_set_of_any_acceptable_outcome_is_not_called_different) {
       "{\"id\":\"t/z\",\"axis\":\"none\",\"expect\":{\"rows\":[{\"$any_of\":["
       "{\"logprobs\":{\"$approx_array\":[-0.7,-0.7,null],\"abs\":0,\"rel\":0}},"
       "{\"logprobs\":{\"$approx_array\":[0,null,null],\"abs\":0,\"rel\":0}}]}]}}";
-  cJSON *c = cJSON_Parse(text), *a = cJSON_Parse("{\"rows\":[{\"logprobs\":[-0.1,null,null]}]}");
-  char out[700], causes[160];
-  sieve_case_detail(c, a, SIEVE_PRECISION_FLOAT64, "why", out, sizeof out, causes, sizeof causes);
+  char out[700];
+  detail_for(text, "{\"rows\":[{\"logprobs\":[-0.1,null,null]}]}", SIEVE_PRECISION_FLOAT64, out,
+             sizeof out, NULL);
   cr_expect(strstr(out, "kept") == NULL, "%s", out);
-  cJSON_Delete(a);
-  a = cJSON_Parse("{\"rows\":[{\"logprobs\":[null,0,null]}]}");
-  sieve_case_detail(c, a, SIEVE_PRECISION_FLOAT64, "why", out, sizeof out, causes, sizeof causes);
+  detail_for(text, "{\"rows\":[{\"logprobs\":[null,0,null]}]}", SIEVE_PRECISION_FLOAT64, out,
+             sizeof out, NULL);
   cr_expect(strstr(out, "kept {1} expected {0,1} (or another close outcome)") != NULL, "%s", out);
-  cJSON_Delete(c);
-  cJSON_Delete(a);
 }
 
 Test(check, any_of_outcomes_for_float32_only_do_not_count_at_float64) {
