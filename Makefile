@@ -67,7 +67,8 @@ FUZZ_BINS := $(patsubst %,$(ROOT)/build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_SRC := $(ORACLE_SRC) $(HARNESS_LIB_SRC)
 PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
 
-.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench fuzz
+.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench fuzz \
+  engines engines-env engines-check
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -181,7 +182,8 @@ fuzz: deps $(FUZZ_BINS)
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all
-	$(PYTHON) $(ROOT)/harness/engines_matrix.py $(CLI) $(ROOT)/oracle/ENGINES.md
+	$(PYTHON) $(ROOT)/harness/engines_matrix.py $(CLI) $(ROOT)/oracle/ENGINES.md \
+	  $(ROOT)/harness/adapters/engines/runs
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
@@ -196,5 +198,9 @@ install: all
 
 clean:
 	rm -rf $(ROOT)/build
+
+# Real engines as implementations under test: make engines, make engines-check
+# (harness/adapters/engines/README.md).
+include $(ROOT)/harness/adapters/engines/engines.mk
 
 -include $(ORACLE_OBJ:.o=.d) $(HARNESS_LIB_OBJ:.o=.d) $(SUITE_OBJ:.o=.d)

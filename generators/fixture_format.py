@@ -305,13 +305,15 @@ def _separations():
 # ----------------------------------------------------------------------------- case builders
 
 
-def params_json(t=None, top_p=None, top_k=None) -> dict:
+def params_json(t=None, top_p=None, top_k=None, explicit_k=True) -> dict:
+    """Request parameters. top_k = -1 (off) is left out unless explicit_k: an engine may reject
+    an explicit -1 (the top_k_minus_one axis), and only the cases about -1 should say so."""
     out = {}
     if t is not None:
         out["temperature"] = num(t) if isinstance(t, float) else t
     if top_p is not None:
         out["top_p"] = num(top_p) if isinstance(top_p, float) else top_p
-    if top_k is not None:
+    if top_k is not None and (explicit_k or top_k != -1):
         out["top_k"] = top_k
     return out
 
@@ -332,16 +334,19 @@ def as_row(logits) -> torch.Tensor:
 
 
 def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, top_k=-1,
-                engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None) -> dict:
+                engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None,
+                explicit_k=False) -> dict:
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
     logprobs are sparse (kept-set checksum and sampled entries)."""
     row = as_row(recipe_logits(recipe_spec) if recipe_spec else logits)
     logits_json = {"$recipe": recipe_spec} if recipe_spec else row_json(row.tolist())
     request = {"op": "filter",
-               "rows": [{"logits": logits_json, "params": params_json(t, top_p, top_k)}]}
+               "rows": [{"logits": logits_json,
+                         "params": params_json(t, top_p, top_k, explicit_k)}]}
     if engine != ref.Engine():
         request["engine"] = engine_json(engine)
-    params, sparse = ref.Params(t, top_p, top_k), recipe_spec is not None
+    params = ref.Params(t, top_p, top_k, explicit_k or top_k != -1)
+    sparse = recipe_spec is not None
     expect = {"rows": [filter_expect(row, params, engine, sparse=sparse,
                                      exact_boundary=exact_boundary)]}
     sep = _separations()
@@ -365,7 +370,8 @@ def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1
 
 
 def sample_row_json(logits, t, top_p, top_k, seed, pos, n_top) -> dict:
-    row = {"logits": row_json(as_row(logits).tolist()), "params": params_json(t, top_p, top_k),
+    row = {"logits": row_json(as_row(logits).tolist()),
+           "params": params_json(t, top_p, top_k, explicit_k=False),
            "seed": str(seed), "position": pos}
     if n_top:
         row["top_logprobs"] = n_top
@@ -386,7 +392,7 @@ def sample_case(cid, family, seed_ref, description, rows: Sequence[dict], sample
                             r["seed"], r["pos"], r["n_top"], sample_case, tag, engine)
               for r in rows]
     expect, sep = {"rows": expect}, _separations()
-    params = [ref.Params(r["t"], r["top_p"], r["top_k"]) for r in rows]
+    params = [ref.Params(r["t"], r["top_p"], r["top_k"], r["top_k"] != -1) for r in rows]
     found = sep.records("sample", expect, sep.sample_run(rows, sample_case, tag, engine), params,
                         engine)
     return case(cid, family, seed_ref, description, request, expect, found, axis)

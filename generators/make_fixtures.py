@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE))
 
 import fixture_format as ff  # noqa: E402
 import float32 as fp32  # noqa: E402
+import readings  # noqa: E402
 from families import ALL  # noqa: E402
 
 DATA = "sieve-fixtures.json"
@@ -215,6 +216,10 @@ def lint(folder: Path) -> list:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as e:
         problems.append(f"schema: {e.message} at {list(e.absolute_path)}")
+    axis_enum = schema["$defs"]["case"]["properties"]["axis"]["enum"]
+    if axis_enum != list(readings.AXES) + ["none"]:
+        problems.append(f"schema: the axis enum is not readings.AXES (the axes of oracle/sieve.h "
+                        f"and the statements) and none: {axis_enum}")
     ids = [c["id"] for c in data["cases"]]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     problems += [f"duplicate id {i}" for i in dupes]

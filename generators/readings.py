@@ -16,8 +16,10 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy as np
 import torch
 
+import axes
 import float32 as fp32
 import reference as ref
 
@@ -29,32 +31,34 @@ class Reading:
     seed_ref: str
     hint: str  # what an implementation whose answer matches most likely does
     ops: tuple  # the ops whose answers it can change
+    rule: Optional[str] = None  # the axis value (oracle/sieve.h) it is, "axis=value", if one
 
 
-# The axes a case can discriminate: the engine axes of oracle/ENGINES.md, then the statements of
+# The axes a case can discriminate: the engine axes of oracle/sieve.h, then the statements of
 # seed 000 on which engines do not differ.
-AXES = ("topp_scope", "boundary", "topk_ties", "temperature_at", "t0", "top_k_zero", "logprobs",
-        "draw", "topp_mass", "temperature_op", "check_order", "engine_order", "hash", "position")
+AXES = axes.NAMES + ("topp_mass", "temperature_op", "check_order", "engine_order", "hash",
+                     "position")
 
 FILTER_OPS = ("filter", "sample")
 READINGS = (
     Reading("ge-boundary", "boundary", "000:17", ">= instead of > at the top-p boundary (a token "
-            "whose mass before equals top_p is removed)", FILTER_OPS),
+            "whose mass before equals top_p is removed)", FILTER_OPS, "boundary=ge"),
     Reading("topp-inclusive-cumsum", "topp_mass", "000:17", "top-p counts the token's own "
             "probability in its mass (the unshifted cumulative sum)", FILTER_OPS),
     Reading("topk-first-renormalized", "topp_scope", "000:25-28", "top-k applied first and top-p "
-            "measured on the renormalized top-k mass", FILTER_OPS),
+            "measured on the renormalized top-k mass", FILTER_OPS, "topp_scope=after_topk"),
     Reading("reversed-ties", "topk_ties", "000:16", "equal probabilities ranked by descending "
             "token id", FILTER_OPS),
     Reading("topk-keeps-ties", "topk_ties", "000:18", "top-k keeps every token tied with the "
-            "k-th", FILTER_OPS),
+            "k-th", FILTER_OPS, "topk_ties=keep_all"),
     Reading("topk-off-by-one", "topk_ties", "000:18", "top-k keeps k + 1 tokens (removes rank > k "
             "instead of rank >= k)", FILTER_OPS),
     Reading("topp-one-still-cuts", "topp_mass", "000:17", "top-p still applied at top_p = 1: "
             "float32 masses that round above 1.0 cut the tail (skip top-p when top_p is 1)",
             FILTER_OPS),
     Reading("temperature-after-filters", "temperature_at", "000:15", "top-p and top-k see the "
-            "unscaled distribution (temperature applied after the filters)", FILTER_OPS),
+            "unscaled distribution (temperature applied after the filters)", FILTER_OPS,
+            "temperature_at=after"),
     Reading("divide-by-temperature", "temperature_op", "000:11", "logits divided by T instead "
             "of multiplied by the float32 1/T", FILTER_OPS),
     Reading("t0-argmax", "t0", "000:9", "T below 1e-5 keeps the first argmax alone (equal logits "
@@ -64,7 +68,7 @@ READINGS = (
     Reading("validation-after-clamp", "check_order", "000:63", "the temperature clamp runs "
             "before the checks, so T = 0 hides a bad top_p or top_k", FILTER_OPS + ("validate",)),
     Reading("topk-zero-is-off", "top_k_zero", "000:32", "top_k = 0 taken as off instead of an "
-            "error", FILTER_OPS + ("validate",)),
+            "error", FILTER_OPS + ("validate",), "top_k_zero=off"),
     Reading("blacklist-after-force-topk", "engine_order", "000:67-68", "force_topk applied "
             "before the blacklist, so a blacklisted token takes one of its N places", FILTER_OPS),
     Reading("unrenormalized-logprobs", "logprobs", "000:19", "kept logprobs are the full-softmax "
@@ -83,9 +87,51 @@ READINGS = (
             "the seed", ("uniform", "draw", "sample")),
     Reading("decode-missing-plus-one", "position", "000:59", "the decode position is "
             "seqlen_k - seqlen_q, without the + 1", ("position",)),
-)
+) + tuple(
+    # The other engine choices of oracle/sieve.h, each named by its axis value; the oracle's
+    # variant `sieve serve --rule AXIS=VALUE` gives the same answers.
+    Reading(rule, rule.split("=")[0], seed_ref, hint, ops, rule)
+    for rule, seed_ref, hint, ops in (
+        ("rank_key=logit", "000:16", "tokens are ranked by logit, so those whose probability "
+         "underflows to 0 keep their logit order instead of token order", FILTER_OPS),
+        ("topp_scope=ignored", "000:17", "top-p is not applied at all", FILTER_OPS),
+        ("topp_ties=highest", "000:16-17", "the tokens tied at the top-p cut that stay are the "
+         "highest ids (an ascending sort cut from its end)", FILTER_OPS),
+        ("topp_ties=all", "000:16-17", "every token tied with the last one top-p keeps stays "
+         "(a cut by value)", FILTER_OPS),
+        ("topp_ties=unspecified", "000:16-17", "the tokens tied at the top-p cut that stay are "
+         "neither the lowest nor the highest ids (an unstable sort)", FILTER_OPS),
+        ("topk_ties=by_id_desc", "000:16,000:18", "the tokens tied with the k-th that stay are "
+         "the highest ids", FILTER_OPS),
+        ("topk_ties=unspecified", "000:16,000:18", "the tokens tied with the k-th that stay are "
+         "neither the lowest nor the highest ids (an unstable sort or partition)", FILTER_OPS),
+        ("t0_below=below_1e-6", "000:9", "only T below 1e-6 takes the temperature-0 rule",
+         FILTER_OPS + ("validate",)),
+        ("t0_below=zero", "000:9", "only T = 0 takes the temperature-0 rule",
+         FILTER_OPS + ("validate",)),
+        ("t0_below=nonpositive", "000:9,000:63", "a negative temperature is accepted and takes "
+         "the temperature-0 rule", FILTER_OPS + ("validate",)),
+        ("t0=argmax", "000:9", "T below 1e-5 is greedy: the first maximum alone, the logits "
+         "not scaled (vLLM's rule)", FILTER_OPS + ("validate",)),
+        ("t0=topk1", "000:9", "T below 1e-5 becomes T = 1 with top_k = 1 (SGLang's rule)",
+         FILTER_OPS + ("validate",)),
+        ("t0=reject", "000:9", "T below 1e-5 is rejected as an invalid temperature",
+         FILTER_OPS + ("validate",)),
+        ("temperature_floor=0.01", "000:9", "a temperature in (0, 0.01) is raised to 0.01 "
+         "(vLLM's floor)", FILTER_OPS + ("validate",)),
+        ("top_k_minus_one=error", "000:32", "an explicit top_k = -1 is rejected (only leaving "
+         "top_k out means off)", FILTER_OPS + ("validate",)),
+        ("topp_one=float32_tail", "000:17", "top_p = 1 with a top-k set still compares a float32 "
+         "cumulative sum, which cuts the tail of a peaked row", FILTER_OPS),
+        ("logprobs=scaled", "000:70-72", "the returned logprob and top_logprobs are taken after "
+         "temperature only, before top-p and top-k", ("sample",)),
+        ("logprobs=raw", "000:70-72", "the returned logprob and top_logprobs are the "
+         "log-softmax of the raw logits (before temperature and the filters)", ("sample",)),
+    ))
 BY_NAME = {r.name: r for r in READINGS}
+BY_RULE = {r.rule: r for r in READINGS if r.rule}
 assert all(r.axis in AXES for r in READINGS)
+assert all(r.rule.split("=")[1] in axes.VALUES[r.axis] for r in BY_RULE.values())
 
 NONE = None  # the rule itself: no reading switched on
 
@@ -93,8 +139,48 @@ NONE = None  # the rule itself: no reading switched on
 # ----------------------------------------------------------------------------- parameters
 
 
+T0_BELOW = {"t0_below=below_1e-6": lambda t: t < 1e-6, "t0_below=zero": lambda t: t == 0,
+            "t0_below=nonpositive": lambda t: t <= 0}
+
+
+T0_READINGS = tuple(T0_BELOW) + ("t0=topk1", "t0=reject", "t0=argmax", "temperature_floor=0.01")
+
+
+def _filters_checked(t, top_p, top_k) -> ref.Params:
+    """The checks of 000:63 without the clamp: the temperature checked on its own."""
+    checked = ref.check_params(ref.Params(1.0, top_p, top_k))
+    return ref.Params(float(t), checked.top_p, checked.top_k)
+
+
+def _other_t0(p: ref.Params, reading) -> Optional[ref.Params]:
+    """The parameters under a reading of the temperature-0 rule or the floor, or None when the
+    reading does not change them."""
+    t, eps = p.temperature, ref.SAMPLING_EPS
+    if reading == "t0_below=nonpositive" and -math.inf < t < 0:
+        ref.check_params(ref.Params(1.0, p.top_p, p.top_k))
+        return ref.Params(eps, 1.0, -1)
+    checked = ref.check_params(p)  # raises as the rule does
+    if reading in T0_BELOW and t < eps and not T0_BELOW[reading](t):
+        return _filters_checked(t, p.top_p, p.top_k)
+    if reading == "t0=topk1" and t < eps:
+        return ref.Params(1.0, _filters_checked(t, p.top_p, p.top_k).top_p, 1)
+    if reading == "t0=reject" and t < eps:
+        raise ref.SieveError("SIEVE_ETEMPERATURE", "invalid_params", "temperature")
+    if reading == "t0=argmax" and t < eps:
+        return ref.Params(0.0, 1.0, 1)
+    if reading == "temperature_floor=0.01" and eps <= t < 0.01:
+        return ref.Params(0.01, checked.top_p, checked.top_k)
+    return None
+
+
 def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
     t, top_p, top_k = p.temperature, p.top_p, p.top_k
+    if reading == "top_k_minus_one=error" and top_k == -1 and p.explicit_k:
+        ref.check_params(ref.Params(t, top_p, 1))
+        raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
+    other = _other_t0(p, reading) if reading in T0_READINGS else None
+    if other is not None:
+        return other
     if reading == "validation-after-clamp" and 0 <= t < ref.SAMPLING_EPS:
         t, top_p, top_k = ref.SAMPLING_EPS, 1.0, -1
     if reading == "topk-zero-is-off" and top_k == 0:
@@ -132,29 +218,82 @@ def _rank(p: torch.Tensor, finite: torch.Tensor, reading) -> torch.Tensor:
     return ids[torch.sort(p[ids], descending=True, stable=True).indices]
 
 
-def _keep_count(pr: torch.Tensor, top_p: float, top_k: int, reading) -> int:
+def _scrambled(ids: list) -> list:
+    """The order of an unstable sort as the oracle's variant has it: by SplitMix64 of the id."""
+    return sorted(ids, key=lambda i: _mix(i, None))
+
+
+TIE_READINGS = {"topp_ties=highest": "desc", "topp_ties=all": "all",
+                "topp_ties=unspecified": "scramble", "topk_ties=by_id_desc": "desc",
+                "topk_ties=unspecified": "scramble", "topk-keeps-ties": "all"}
+
+
+def _cut_ties(pr: torch.Tensor, ranked: list, keep: int, n: int, choice) -> int:
+    """A cut keeping the first `keep` of `n` ranks whose tied tokens run past it: reorders that
+    run of `ranked` in place (highest ids first, or scrambled), or keeps all of it."""
+    if choice is None or keep == 0 or keep >= n or pr[ranked[keep]] != pr[ranked[keep - 1]]:
+        return keep
+    first, end = keep - 1, keep + 1
+    while first > 0 and pr[ranked[first - 1]] == pr[ranked[keep]]:
+        first -= 1
+    while end < n and pr[ranked[end]] == pr[ranked[keep]]:
+        end += 1
+    if choice == "all":
+        return end
+    run = ranked[first:end]
+    ranked[first:end] = sorted(run, reverse=True) if choice == "desc" else _scrambled(run)
+    return keep
+
+
+def _float32_tail(s: torch.Tensor, finite: torch.Tensor, ranked: list, n: int) -> int:
+    """top_p = 1 as a float32 comparison (the oracle's variant, oracle/filter.c): a float32
+    softmax summed in token order, a float64 running sum rounded to float32 at each rank; a rank
+    goes once that sum minus its own probability is > 1."""
+    x = s.numpy().astype(np.float32)
+    m = np.float32(x[finite.numpy()].max())
+    shifted = np.where(finite.numpy(), x - m, np.float32(-np.inf)).astype(np.float64)
+    e = np.exp(shifted).astype(np.float32)  # exp in float64, rounded: as oracle/filter.c
+    total = np.cumsum(e, dtype=np.float32)[-1]
+    p = (e[ranked[:n]] / total).astype(np.float32)
+    running = np.cumsum(p.astype(np.float64)).astype(np.float32)
+    over = np.nonzero((running - p)[1:] > np.float32(1.0))[0]
+    return int(over[0]) + 1 if len(over) else n
+
+
+def _top_p_count(pr: torch.Tensor, top_p: float, reading) -> int:
     n = len(pr)
+    if top_p >= 1.0 or n <= 1 or reading == "topp_scope=ignored":
+        return n
+    cum = torch.cumsum(pr, 0)
+    before = torch.cat([torch.zeros(1, dtype=torch.float64), cum[:-1]])
+    if reading == "ge-boundary":
+        keep = (before < top_p) | (torch.arange(n) == 0)
+    elif reading == "topp-inclusive-cumsum":
+        keep = (cum <= top_p) | (torch.arange(n) == 0)
+    else:
+        keep = before <= top_p
+    return int(keep.sum())
+
+
+def _keep_count(p: torch.Tensor, ranked: list, params: ref.Params, reading, row) -> int:
+    """How many ranks stay; tie readings reorder `ranked` in place. `row` is (scaled, finite)."""
+    top_p, top_k, n = params.top_p, params.top_k, len(ranked)
+    pr = p[ranked]
     if reading == "topk-first-renormalized":
         k = n if top_k == -1 else min(top_k, n)
         q = pr[:k] / pr[:k].sum()
         before = torch.cat([torch.zeros(1, dtype=torch.float64), torch.cumsum(q, 0)[:-1]])
         return int((before <= top_p).sum()) if top_p < 1.0 else k
-    kept = n
-    if top_p < 1.0 and n > 1:
-        cum = torch.cumsum(pr, 0)
-        before = torch.cat([torch.zeros(1, dtype=torch.float64), cum[:-1]])
-        if reading == "ge-boundary":
-            keep = (before < top_p) | (torch.arange(n) == 0)
-        elif reading == "topp-inclusive-cumsum":
-            keep = (cum <= top_p) | (torch.arange(n) == 0)
-        else:
-            keep = before <= top_p
-        kept = int(keep.sum())
+    choice = TIE_READINGS.get(reading)
+    kept = _top_p_count(pr, top_p, reading)
+    kept = _cut_ties(p, ranked, kept, n, choice if reading.startswith("topp_ties") else None) \
+        if reading else kept
+    if reading == "topp_one=float32_tail" and top_p >= 1.0 and top_k != -1:
+        kept = _float32_tail(*row, ranked, n)
     if top_k != -1 and top_k < kept:
         k = top_k + (reading == "topk-off-by-one")
-        while reading == "topk-keeps-ties" and k < kept and pr[k] == pr[k - 1]:
-            k += 1
-        kept = k
+        topk_choice = choice if reading and not reading.startswith("topp_ties") else None
+        kept = _cut_ties(p, ranked, k, kept, topk_choice)
     return kept
 
 
@@ -175,13 +314,16 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     finite = ~torch.isinf(x)
     if not bool(finite.any()):
         raise ref.SieveError("SIEVE_ENOFINITE", "invalid_logits", "logits")
-    s = scaled_row(x, p.temperature, reading)
+    s = scaled_row(x, p.temperature, reading) if p.temperature != 0.0 else x
     if bool(torch.isinf(s[finite]).any()):
         raise ref.SieveError("SIEVE_EOVERFLOW", "invalid_logits", "logits")
     s64 = s.to(torch.float64)
-    ranking = x.to(torch.float64) if reading == "temperature-after-filters" else s64
-    ranked = _rank(torch.softmax(ranking, 0), finite, reading)
-    kept = _keep_count(torch.softmax(ranking, 0)[ranked], p.top_p, p.top_k, reading)
+    greedy = p.temperature == 0.0  # t0=argmax: the first maximum alone
+    after = reading == "temperature-after-filters" or greedy
+    ranking = x.to(torch.float64) if after else s64
+    probs = torch.softmax(ranking, 0)
+    ranked = _rank(ranking if reading == "rank_key=logit" else probs, finite, reading).tolist()
+    kept = 1 if greedy else _keep_count(probs, ranked, p, reading, (s, finite))
     if reading == "t0-argmax" and params.temperature < ref.SAMPLING_EPS:
         kept = 1
     if reading == "raw-logprobs":

@@ -52,6 +52,9 @@ class Params:
     temperature: float = 1.0  # 000:63 defaults
     top_p: float = 1.0
     top_k: int = -1
+    # Whether the request states top_k; -1 and a top_k left out are the same here, and only a
+    # reading of readings.py (an engine that rejects an explicit -1) tells them apart.
+    explicit_k: bool = field(default=True, compare=False)
 
 
 def check_params(p: Params) -> Params:

@@ -29,7 +29,19 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         return False
     cut = any(p.top_p != 1.0 or p.top_k != -1 for p in params)
     cold = any(isinstance(p.temperature, float) and 0 <= p.temperature < EPS for p in params)
+    top_p = any(p.top_p != 1.0 for p in params)
+    top_k = any(p.top_k != -1 for p in params)
+    numbers = [p.temperature for p in params if isinstance(p.temperature, float)]
     return {
+        "rank_key=logit": cut, "topp_scope=ignored": top_p, "topp_ties=highest": top_p, "topp_ties=all": top_p,
+        "topp_ties=unspecified": top_p, "topk_ties=by_id_desc": top_k,
+        "topk_ties=unspecified": top_k, "t0_below=below_1e-6": cold, "t0_below=zero": cold,
+        "t0_below=nonpositive": cold or any(t < 0 for t in numbers), "t0=topk1": cold, "t0=argmax": cold,
+        "t0=reject": cold, "temperature_floor=0.01": any(EPS <= t < 0.01 for t in numbers),
+        "top_k_minus_one=error": any(p.top_k == -1 and p.explicit_k for p in params),
+        "topp_one=float32_tail": op == "filter" and any(
+            p.top_p == 1.0 and p.top_k != -1 for p in params),
+        "logprobs=raw": True, "logprobs=scaled": cut,
         "t0-argmax": cold, "t0-clamp-keeps-filters": cold, "validation-after-clamp": cold,
         "topk-zero-is-off": any(p.top_k == 0 for p in params),
         "ge-boundary": any(p.top_p != 1.0 for p in params),
@@ -57,8 +69,9 @@ def records(op: str, expect: dict, run, params=(), engine=ref.Engine()) -> List[
         answer, reading_expect = run(reading.name)
         precisions = [p for p in ff.PRECISIONS if not matcher.matches(expect, answer, p)]
         if precisions:
-            out.append({"name": reading.name, "axis": reading.axis, "hint": reading.hint,
-                        "precisions": precisions, "expect": reading_expect})
+            out.append({"name": reading.name, **({"rule": reading.rule} if reading.rule else {}),
+                        "axis": reading.axis, "hint": reading.hint, "precisions": precisions,
+                        "expect": reading_expect})
     return out
 
 
@@ -101,10 +114,11 @@ def one_still_cuts(logits, params, engine, at, sparse):
 
 
 def _sample_row(r: dict, sample_case: int, tag: str, engine: ref.Engine, reading):
-    params = ref.Params(r["t"], r["top_p"], r["top_k"])
+    params = ref.Params(r["t"], r["top_p"], r["top_k"], r["top_k"] != -1)
     logits = ff.as_row(r["logits"])
     try:
-        g = rd.filter_row(logits, params, engine, None if reading == "raw-logprobs" else reading)
+        returns_other = reading in ("raw-logprobs", "logprobs=raw", "logprobs=scaled")
+        g = rd.filter_row(logits, params, engine, None if returns_other else reading)
         if not 0 <= r["n_top"] <= logits.shape[0]:
             raise ref.SieveError("SIEVE_ETOPLOGPROBS", "invalid_request", "top_logprobs")
         u = rd.uniform(r["seed"], r["pos"], sample_case, tag, reading)
@@ -114,7 +128,13 @@ def _sample_row(r: dict, sample_case: int, tag: str, engine: ref.Engine, reading
     returned = g
     if reading == "raw-logprobs":
         returned = rd.filter_row(logits, params, engine, reading)
-    top = ref.top_logprobs(g.logprobs, r["n_top"])
+    if reading == "logprobs=raw":
+        returned = rd.filter_row(logits, ref.Params(), engine, None)
+    if reading == "logprobs=scaled":
+        returned = rd.filter_row(logits, params, engine, "raw-logprobs")
+    # An engine returns its top_logprobs from the row its logprob comes from.
+    top = ref.top_logprobs((returned if reading and reading.startswith("logprobs=") else g)
+                           .logprobs, r["n_top"])
     bound = ff.fp32.logprob_bound(returned.logprobs, returned.scaled, returned.summed)
     logprob = float(returned.logprobs[token])
     answer = {"token": token, "logprob": ff.num(logprob),

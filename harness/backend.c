@@ -21,16 +21,26 @@ int backend_supports(const sieve_impl *impl, const char *op) {
   return 0;
 }
 
-int backend_validate(const backend *b, const sieve_params *in, sieve_params *out) {
-  return b->impl ? b->impl->validate(in, out) : sieve_params_check_rule(b->rule, in, out);
+/* A library (ABI 1) knows no SIEVE_TOP_K_UNSET: a top_k left out reaches it as -1, off. */
+static sieve_params for_library(const sieve_params *p) {
+  sieve_params q = *p;
+  if (q.top_k == SIEVE_TOP_K_UNSET)
+    q.top_k = -1;
+  return q;
 }
 
-int backend_filter(const backend *b, const float *logits, size_t vocab,
-                   const sieve_params *params, const sieve_engine *engine, double *logprobs,
-                   sieve_filter_info *info, int *has_info) {
+int backend_validate(const backend *b, const sieve_params *in, sieve_params *out) {
+  sieve_params p = for_library(in);
+  return b->impl ? b->impl->validate(&p, out) : sieve_params_check_rule(b->rule, in, out);
+}
+
+int backend_filter(const backend *b, const float *logits, size_t vocab, const sieve_params *params,
+                   const sieve_engine *engine, double *logprobs, sieve_filter_info *info,
+                   int *has_info) {
   *has_info = b->impl == NULL;
+  sieve_params p = for_library(params);
   if (b->impl)
-    return b->impl->filter(logits, vocab, params, engine, logprobs);
+    return b->impl->filter(logits, vocab, &p, engine, logprobs);
   return sieve_filter_rule(b->rule, logits, vocab, params, engine, logprobs, info);
 }
 
@@ -38,8 +48,8 @@ int backend_uniform(const backend *b, const sieve_draw_key *key, double *u) {
   return b->impl ? b->impl->uniform(key, u) : sieve_uniform(key, u);
 }
 
-int backend_draw(const backend *b, const double *probs, size_t vocab,
-                 const sieve_draw_key *key, sieve_sample_result *result, int *has_extras) {
+int backend_draw(const backend *b, const double *probs, size_t vocab, const sieve_draw_key *key,
+                 sieve_sample_result *result, int *has_extras) {
   *has_extras = b->impl == NULL;
   if (b->impl)
     return b->impl->draw(probs, vocab, key, &result->token);
@@ -47,13 +57,13 @@ int backend_draw(const backend *b, const double *probs, size_t vocab,
   return rc ? rc : sieve_draw(probs, vocab, result->u, &result->token, &result->draw_margin);
 }
 
-int backend_sample(const backend *b, const float *logits, size_t vocab,
-                   const sieve_params *params, const sieve_engine *engine,
-                   const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
-                   sieve_sample_result *result, int *has_extras) {
+int backend_sample(const backend *b, const float *logits, size_t vocab, const sieve_params *params,
+                   const sieve_engine *engine, const sieve_draw_key *key, size_t n_top,
+                   sieve_top_entry *top, sieve_sample_result *result, int *has_extras) {
   *has_extras = b->impl == NULL;
+  sieve_params p = for_library(params);
   if (b->impl)
-    return b->impl->sample(logits, vocab, params, engine, key, n_top, top, &result->token,
+    return b->impl->sample(logits, vocab, &p, engine, key, n_top, top, &result->token,
                            &result->logprob);
   return sieve_sample_rule(b->rule, logits, vocab, params, engine, key, n_top, top, result);
 }

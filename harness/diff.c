@@ -1,12 +1,18 @@
 /*
- * `sieve diff A B [--suite NAME]... [--format text|markdown]`: the cases on
- * which two implementations answer differently, keyed by stable case id and
- * grouped by the axis each case names (fixtures/README.md), with both answers.
- * The cases are the fixtures and the fingerprint probes (one per axis).
- * Numbers agree within 1e-9 + 1e-9 relative; messages, error codes and the
- * oracle's extra answers (margins, u) are not compared. Both are asked hello
- * first, and a case of an op either does not offer is skipped; a crash, hang
- * or garbage is that case's answer, and the implementation is restarted.
+ * `sieve diff A B [--suite NAME]... [--format text|markdown|json]`: the
+ * fixture cases on which two implementations answer differently, keyed by
+ * stable case id and grouped by the axis each case discriminates (its "axis",
+ * fixtures/README.md), with both answers.
+ * Numbers agree within 1e-9 + 1e-9 relative when both declare float64; when
+ * either computes in float32 (hello's "precision"), within twice the case's
+ * derived float32 bound (f32_abs) plus that, since each may be that far from
+ * the exact value. Two answers that both meet the case's expectation at their
+ * precisions (a decision float32 can flip, recorded with all its outcomes)
+ * do not differ. Messages, error codes and the oracle's extra answers
+ * (margins, u) are not compared. Both are asked hello first, and a case of an
+ * op either does not offer is skipped and counted; a crash, hang or garbage
+ * is that case's answer, and the implementation is restarted.
+ * Exit status: 0 no difference, 1 differences, 2 usage or no answer to hello.
  */
 #define _GNU_SOURCE
 #include "diff.h"
@@ -17,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fingerprint.h"
+#include "check.h"
 #include "fixture.h"
 #include "impl.h"
 #include "jbuf.h"
@@ -27,23 +33,57 @@
 typedef struct difference {
   char id[192];
   char axis[32];
+  const char *kind; /* see kind_of */
   char a[160], b[160];
 } difference;
 
 static int ignored(const char *key) {
-  static const char *const keys[] = {"message", "code", "kept", "kept_mass", "topp_margin",
-                                     "cut_gap", "u", "draw_margin", "margins", "name",
-                                     "version", "profile", NULL};
+  static const char *const keys[] = {
+      "message",     "code",    "kept", "kept_mass", "topp_margin", "cut_gap", "u",
+      "draw_margin", "margins", "name", "version",   "profile",     NULL};
   for (int i = 0; key && keys[i]; i++)
     if (strcmp(key, keys[i]) == 0)
       return 1;
   return 0;
 }
 
-static int same(const cJSON *a, const cJSON *b) {
+/* The expectation's float32 bound at this point of the answer: a matcher's f32_abs (a sparse
+ * matcher keeps it inside), the largest of $any_of's, or 0. */
+static double f32_bound(const cJSON *m) {
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(m, "f32_abs");
+  double most = cJSON_IsNumber(b) ? b->valuedouble : 0.0;
+  const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(m, "$sparse");
+  if (sparse)
+    most = fmax(most, f32_bound(sparse));
+  const cJSON *alternatives = cJSON_GetObjectItemCaseSensitive(m, "$any_of");
+  for (const cJSON *x = alternatives ? alternatives->child : NULL; x; x = x->next)
+    most = fmax(most, f32_bound(x));
+  return most;
+}
+
+/* The largest float32 bound anywhere in an expectation. */
+static double f32_bound_within(const cJSON *m) {
+  double most = f32_bound(m);
+  for (const cJSON *x = m ? m->child : NULL; x; x = x->next)
+    most = fmax(most, f32_bound_within(x));
+  return most;
+}
+
+/* The expectation under a key or index of the answer, or the matcher itself (a matcher, or a
+ * choice of outcomes, covers the whole value it stands for). */
+static const cJSON *below(const cJSON *m, const cJSON *parent, const cJSON *x, int index) {
+  if (!m || f32_bound(m) > 0 || cJSON_GetObjectItemCaseSensitive(m, "$any_of"))
+    return m;
+  return cJSON_IsObject(parent) ? cJSON_GetObjectItemCaseSensitive(m, x->string)
+                                : cJSON_GetArrayItem(m, index);
+}
+
+/* Whether two answers agree; `m` is the case's expectation at the same place, and `f32` says
+ * whether either side computes in float32. */
+static int same(const cJSON *a, const cJSON *b, const cJSON *m, int f32) {
   if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
     double x = a->valuedouble, y = b->valuedouble;
-    return fabs(x - y) <= 1e-9 + 1e-9 * fabs(y);
+    return fabs(x - y) <= 1e-9 + 1e-9 * fabs(y) + (f32 ? 2 * f32_bound_within(m) : 0.0);
   }
   if ((a->type & 0xFF) != (b->type & 0xFF))
     return 0;
@@ -53,13 +93,14 @@ static int same(const cJSON *a, const cJSON *b) {
     if (cJSON_IsArray(a) && cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
       return 0;
     const cJSON *y = b->child;
-    for (const cJSON *x = a->child; x; x = x->next, y = y ? y->next : NULL) {
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, y = y ? y->next : NULL, i++) {
       if (cJSON_IsObject(a)) {
         if (ignored(x->string))
           continue;
         y = cJSON_GetObjectItemCaseSensitive(b, x->string);
       }
-      if (!y || !same(x, y))
+      if (!y || !same(x, y, below(m, a, x, i), f32))
         return 0;
     }
   }
@@ -75,7 +116,8 @@ static void summary(const cJSON *answer, char *out, size_t len) {
   if (!answer) {
     snprintf(out, len, "no answer");
   } else if (error) {
-    snprintf(out, len, "error %s/%s", sieve_case_str(error, "kind"), sieve_case_str(error, "field"));
+    snprintf(out, len, "error %s/%s", sieve_case_str(error, "kind"),
+             sieve_case_str(error, "field"));
   } else if (cJSON_IsArray(lp)) {
     size_t at = (size_t)snprintf(out, len, "kept {");
     int i = 0, n = 0;
@@ -99,14 +141,16 @@ static void summary(const cJSON *answer, char *out, size_t len) {
 typedef struct side {
   proc p;
   impl_command cmd;
-  cJSON *hello; /* its answer to hello, with the ops it offers */
+  cJSON *hello;  /* its answer to hello, with the ops it offers */
+  int precision; /* hello's "precision"; float32 when absent */
   size_t crashes;
 } side;
 
 typedef struct differ {
   side a, b;
   difference *found;
-  size_t n, cap, compared, skipped;
+  size_t n, cap, compared, skipped, both_accepted;
+  char skip_reason[200]; /* the last case's reason to be skipped */
 } differ;
 
 /* An answer, or NULL after a crash, a hang or garbage, which restarts the implementation; the
@@ -117,38 +161,119 @@ static cJSON *ask(side *s, const char *request, size_t len, char *crash, size_t 
   return answer;
 }
 
-static int offers(const side *s, const char *op) {
-  const cJSON *ops = cJSON_GetObjectItemCaseSensitive(s->hello, "ops");
-  for (const cJSON *o = ops ? ops->child : NULL; o; o = o->next)
-    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
-      return 1;
-  return 0;
-}
-
-/* The op of a request text, for the ops both sides must offer. */
+/* Whether both sides can be asked the case (hello: ops, engine options, rng); the last reason
+ * one cannot is kept for the report. */
 static int both_offer(differ *d, const char *request, size_t len) {
   cJSON *r = cJSON_ParseWithLength(request, len);
-  const char *op = sieve_case_str(r, "op");
-  int ok = offers(&d->a, op) && offers(&d->b, op);
+  char why[200];
+  int skip = sieve_case_not_offered(r, d->a.hello, why, sizeof why) ||
+             sieve_case_not_offered(r, d->b.hello, why, sizeof why);
   cJSON_Delete(r);
-  d->skipped += !ok;
-  return ok;
+  if (skip)
+    snprintf(d->skip_reason, sizeof d->skip_reason, "%s", why);
+  d->skipped += skip != 0;
+  return !skip;
 }
 
-static void compare(differ *d, const char *id, const char *axis, const char *request,
-                    size_t len) {
+/* Whether both answers meet the case's expectation, each at its own precision. */
+static int both_accepted(const differ *d, const cJSON *expect, const cJSON *x, const cJSON *y) {
+  char why[8];
+  return expect && sieve_check_at(expect, x, d->a.precision, why, sizeof why, NULL) &&
+         sieve_check_at(expect, y, d->b.precision, why, sizeof why, NULL);
+}
+
+static int agree(differ *d, const cJSON *expect, const cJSON *x, const cJSON *y) {
+  int f32 = d->a.precision == SIEVE_PRECISION_FLOAT32 || d->b.precision == SIEVE_PRECISION_FLOAT32;
+  if (!x || !y)
+    return !x && !y;
+  if (same(x, y, expect, f32))
+    return 1;
+  if (!both_accepted(d, expect, x, y))
+    return 0;
+  d->both_accepted++;
+  return 1;
+}
+
+static int has_error(const cJSON *answer) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
+  for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
+    if (cJSON_GetObjectItemCaseSensitive(r, "error"))
+      return 1;
+  return cJSON_GetObjectItemCaseSensitive(answer, "error") != NULL;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The finite values of a logprobs array, sorted, malloc'd; their count in *n. */
+static double *kept_values(const cJSON *lp, size_t *n) {
+  double *v = malloc(((size_t)cJSON_GetArraySize(lp) + 1) * sizeof *v);
+  *n = 0;
+  for (const cJSON *x = lp ? lp->child : NULL; v && x; x = x->next)
+    if (cJSON_IsNumber(x))
+      v[(*n)++] = x->valuedouble;
+  if (v)
+    qsort(v, *n, sizeof *v, by_value);
+  return v;
+}
+
+/* Whether two filter rows keep as many tokens with the same values, so that they differ only
+ * in which of the tied tokens stayed. */
+static int same_but_tied_ids(const cJSON *x, const cJSON *y, const cJSON *m, int f32) {
+  size_t nx, ny;
+  double *vx = kept_values(cJSON_GetObjectItemCaseSensitive(x, "logprobs"), &nx);
+  double *vy = kept_values(cJSON_GetObjectItemCaseSensitive(y, "logprobs"), &ny);
+  double tol = f32 ? 2 * f32_bound_within(m) : 0.0;
+  int same_values = vx && vy && nx == ny && nx > 0;
+  for (size_t i = 0; same_values && i < nx; i++)
+    same_values = fabs(vx[i] - vy[i]) <= 1e-9 + 1e-9 * fabs(vy[i]) + tol;
+  free(vx);
+  free(vy);
+  return same_values;
+}
+
+/* What kind of difference two answers show: "no answer" (a crash, hang or garbage), "error"
+ * (one side rejects what the other answers), "error kind" (both reject, differently), "tied
+ * ids" (filter rows keeping as many tokens with the same logprobs: only which tied tokens stay
+ * differs), or "values". */
+static const char *kind_of(const cJSON *x, const cJSON *y, const cJSON *expect, int f32) {
+  if (!x || !y)
+    return "no answer";
+  if (has_error(x) != has_error(y))
+    return "error";
+  if (has_error(x))
+    return "error kind";
+  const cJSON *rx = cJSON_GetObjectItemCaseSensitive(x, "rows");
+  const cJSON *ry = cJSON_GetObjectItemCaseSensitive(y, "rows");
+  const cJSON *rm = cJSON_GetObjectItemCaseSensitive(expect, "rows");
+  int tied = cJSON_IsArray(rx) && cJSON_GetArraySize(rx) == cJSON_GetArraySize(ry);
+  for (int i = 0; tied && i < cJSON_GetArraySize(rx); i++) {
+    const cJSON *a = cJSON_GetArrayItem(rx, i), *b = cJSON_GetArrayItem(ry, i);
+    tied = same(a, b, cJSON_GetArrayItem(rm, i), f32) ||
+           same_but_tied_ids(a, b, cJSON_GetArrayItem(rm, i), f32);
+  }
+  return tied ? "tied ids" : "values";
+}
+
+static void compare(differ *d, const char *id, const char *axis, const cJSON *expect,
+                    const char *request, size_t len) {
   char crash_a[300] = "", crash_b[300] = "";
   if (!both_offer(d, request, len))
     return;
   cJSON *x = ask(&d->a, request, len, crash_a, sizeof crash_a);
   cJSON *y = ask(&d->b, request, len, crash_b, sizeof crash_b);
   d->compared++;
-  if (!(x && y && same(x, y)) && !(!x && !y)) {
+  if (!agree(d, expect, x, y)) {
     if (d->n == d->cap) {
       d->cap = d->cap ? d->cap * 2 : 64;
       d->found = realloc(d->found, d->cap * sizeof *d->found);
     }
     difference *f = &d->found[d->n++];
+    int f32 =
+        d->a.precision == SIEVE_PRECISION_FLOAT32 || d->b.precision == SIEVE_PRECISION_FLOAT32;
+    f->kind = kind_of(x, y, expect, f32);
     snprintf(f->id, sizeof f->id, "%s", id);
     snprintf(f->axis, sizeof f->axis, "%s", *axis ? axis : "none");
     if (x)
@@ -174,17 +299,23 @@ static int wanted(const char **suites, const cJSON *c) {
 }
 
 static void compare_fixtures(differ *d, const sieve_fixtures *fx, const char **suites) {
+  size_t total = 0, done = 0;
+  for (const cJSON *c = fx->cases->child; c; c = c->next)
+    total += (size_t)wanted(suites, c);
   for (const cJSON *c = fx->cases->child; c; c = c->next) {
     char err[256];
     size_t len;
     if (!wanted(suites, c))
       continue;
+    if (++done % 50 == 0 || done == total)
+      fprintf(stderr, "sieve diff: %zu of %zu cases\n", done, total);
     cJSON *request = sieve_case_request(c, err, sizeof err);
     jbuf b = {0};
     jbuf_json(&b, request);
     len = b.len;
     if (b.data)
-      compare(d, sieve_case_str(c, "id"), sieve_case_str(c, "axis"), b.data, len);
+      compare(d, sieve_case_str(c, "id"), sieve_case_str(c, "axis"),
+              cJSON_GetObjectItemCaseSensitive(c, "expect"), b.data, len);
     jbuf_free(&b);
     cJSON_Delete(request);
   }
@@ -201,13 +332,19 @@ static int axis_seen_before(const differ *d, size_t i) {
  * the fixtures' axes, as each case names its own). */
 static void print(const differ *d, const char *a, const char *b, int markdown) {
   if (markdown)
-    printf("## sieve diff\n\n`%s` and `%s` differ on %zu of %zu cases.\n", a, b, d->n,
-           d->compared);
+    printf("## sieve diff\n\n`%s` and `%s` differ on %zu of %zu cases.\n", a, b, d->n, d->compared);
   else
     printf("sieve diff: %s and %s differ on %zu of %zu cases\n", a, b, d->n, d->compared);
+  printf("%scompared at %s and %s (hello's precision; float32 when not declared)\n",
+         markdown ? "\n" : "", sieve_precision_name(d->a.precision),
+         sieve_precision_name(d->b.precision));
+  if (d->both_accepted)
+    printf("%s%zu cases answered differently but both within the fixture's recorded outcomes "
+           "(a decision float32 can flip): not counted\n",
+           markdown ? "\n" : "", d->both_accepted);
   if (d->skipped)
-    printf("%s%zu cases skipped: an op one of them does not offer (hello)\n",
-           markdown ? "\n" : "", d->skipped);
+    printf("%s%zu cases skipped: one of them cannot be asked them (hello), e.g. %s\n",
+           markdown ? "\n" : "", d->skipped, d->skip_reason);
   if (d->a.crashes || d->b.crashes)
     printf("%scrashes, hangs or garbage (each time restarted): %s %zu, %s %zu\n",
            markdown ? "\n" : "", a, d->a.crashes, b, d->b.crashes);
@@ -224,9 +361,37 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
       printf("\n%s (%zu cases)\n", axis, n);
     for (size_t i = 0; i < d->n; i++)
       if (strcmp(d->found[i].axis, axis) == 0)
-        printf(markdown ? "| `%s` | %s | %s |\n" : "  %s: %s | %s\n", d->found[i].id,
-               d->found[i].a, d->found[i].b);
+        printf(markdown ? "| `%s` (%s) | %s | %s |\n" : "  %s (%s): %s | %s\n", d->found[i].id,
+               d->found[i].kind, d->found[i].a, d->found[i].b);
   }
+}
+
+static void print_json(const differ *d, const char *a, const char *b) {
+  cJSON *out = cJSON_CreateObject(), *cases = cJSON_CreateArray();
+  cJSON_AddStringToObject(out, "a", a);
+  cJSON_AddStringToObject(out, "b", b);
+  cJSON_AddStringToObject(out, "precision_a", sieve_precision_name(d->a.precision));
+  cJSON_AddStringToObject(out, "precision_b", sieve_precision_name(d->b.precision));
+  cJSON_AddNumberToObject(out, "compared", (double)d->compared);
+  cJSON_AddNumberToObject(out, "differ", (double)d->n);
+  cJSON_AddNumberToObject(out, "both_accepted", (double)d->both_accepted);
+  cJSON_AddNumberToObject(out, "skipped", (double)d->skipped);
+  cJSON_AddNumberToObject(out, "crashes_a", (double)d->a.crashes);
+  cJSON_AddNumberToObject(out, "crashes_b", (double)d->b.crashes);
+  for (size_t i = 0; i < d->n; i++) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "id", d->found[i].id);
+    cJSON_AddStringToObject(c, "axis", d->found[i].axis);
+    cJSON_AddStringToObject(c, "kind", d->found[i].kind);
+    cJSON_AddStringToObject(c, "a", d->found[i].a);
+    cJSON_AddStringToObject(c, "b", d->found[i].b);
+    cJSON_AddItemToArray(cases, c);
+  }
+  cJSON_AddItemToObject(out, "cases", cases);
+  char *text = cJSON_PrintUnformatted(out);
+  printf("%s\n", text ? text : "{}");
+  free(text);
+  cJSON_Delete(out);
 }
 
 /* Starts an implementation and asks hello; -1, saying why, when it does not answer with ops. */
@@ -235,6 +400,14 @@ static int greet(side *s, const char *name) {
   char crash[300] = "";
   proc_start(&s->p, s->cmd.argv, 30000);
   s->hello = proc_ask(&s->p, request, sizeof request - 1, crash, sizeof crash);
+  const cJSON *precision = cJSON_GetObjectItemCaseSensitive(s->hello, "precision");
+  s->precision = cJSON_IsString(precision) ? sieve_precision_parse(precision->valuestring)
+                                           : SIEVE_PRECISION_FLOAT32;
+  if (s->precision < 0) {
+    fprintf(stderr, "sieve diff: %s: hello: \"precision\" must be \"float32\" or \"float64\"\n",
+            name);
+    return -1;
+  }
   if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(s->hello, "ops")))
     return 0;
   fprintf(stderr, "sieve diff: %s did not answer hello with its ops%s%s\n", name,
@@ -264,9 +437,10 @@ int sieve_diff_main(int argc, char **argv) {
     else
       n_names = 3;
   }
-  if (n_names != 2 || (strcmp(format, "text") && strcmp(format, "markdown"))) {
+  if (n_names != 2 ||
+      (strcmp(format, "text") && strcmp(format, "markdown") && strcmp(format, "json"))) {
     fprintf(stderr, "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... "
-                    "[--format text|markdown]\n");
+                    "[--format text|markdown|json]\n");
     return 2;
   }
   sieve_fixtures fx;
@@ -281,14 +455,11 @@ int sieve_diff_main(int argc, char **argv) {
     sieve_fixtures_free(&fx);
     return 2;
   }
-  for (size_t i = 0; fingerprint_requests[i].axis; i++) {
-    char id[64];
-    snprintf(id, sizeof id, "probe/%s", fingerprint_requests[i].axis);
-    compare(&d, id, fingerprint_requests[i].axis, fingerprint_requests[i].request,
-            strlen(fingerprint_requests[i].request));
-  }
   compare_fixtures(&d, &fx, suites);
-  print(&d, names[0], names[1], strcmp(format, "markdown") == 0);
+  if (strcmp(format, "json") == 0)
+    print_json(&d, names[0], names[1]);
+  else
+    print(&d, names[0], names[1], strcmp(format, "markdown") == 0);
   stop(&d);
   sieve_fixtures_free(&fx);
   free(d.found);

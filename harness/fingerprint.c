@@ -1,41 +1,58 @@
 /*
- * `sieve fingerprint --impl IMPL`: which choice an implementation made on
- * each axis of oracle/ENGINES.md, and the profiles that make the same ones.
+ * `sieve fingerprint --impl IMPL [--profile NAME] [--format text|json]`:
+ * which choice an implementation made on each axis of sieve_rule
+ * (oracle/sieve.h, SIEVE_AXES; oracle/ENGINES.md), and the profiles that make
+ * the same ones.
  *
  * Each axis has a probe whose answers differ by far more than float32
  * rounding: blocks of equal logits for exact boundaries and ties, and
- * margins of 0.05 or more elsewhere. An implementation is asked only the
- * ops it offers; an axis it cannot be probed on is "not determined".
+ * margins of 0.05 or more elsewhere. A probe gives the set of an axis's
+ * values its answers fit: one value is a verdict, several say what the
+ * answers cannot tell apart, none ("no value fits") comes with the answers
+ * that conflict. An implementation is asked only the ops it offers.
  */
 #define _GNU_SOURCE
 #include "fingerprint.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fixture.h"
 #include "impl.h"
+#include "jbuf.h"
 #include "proc.h"
 #include "profiles.h"
 
-#define UNDETERMINED (-1)
-#define INCONSISTENT (-2)
-#define NO_ANSWER (-3) /* a request of the probe crashed, hung or got garbage */
+typedef unsigned mask; /* bit v: value v of the axis fits the answers */
+
+enum { ASKED = 0, NOT_OFFERED, NO_ANSWER };
 
 typedef struct prober {
   proc p;
   const cJSON *ops;
-  char note[PROFILE_AXES][200];
-  size_t crashes;     /* requests that crashed, hung or got garbage; each restarts the child */
+  mask found[SIEVE_AXIS_COUNT];
+  int status[SIEVE_AXIS_COUNT];
+  char note[SIEVE_AXIS_COUNT][320];
+  size_t crashes; /* requests that crashed, hung or got garbage; each restarts the child */
   char last_crash[300];
 } prober;
 
-/* An answer that is not an error, or NULL. */
+#define ALL(axis) ((1u << sieve_axis_values(SIEVE_AXIS_##axis)) - 1u)
+#define ONE(axis, value) (1u << SIEVE_##axis##_##value)
+
+static int offers(const prober *pr, const char *op) {
+  for (const cJSON *o = pr->ops ? pr->ops->child : NULL; o; o = o->next)
+    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
+      return 1;
+  return 0;
+}
+
+/* An answer that is not a whole-request error, or NULL. */
 static cJSON *ask(prober *pr, const char *request) {
-  cJSON *answer = proc_ask(&pr->p, request, strlen(request), pr->last_crash,
-                           sizeof pr->last_crash);
+  cJSON *answer = proc_ask(&pr->p, request, strlen(request), pr->last_crash, sizeof pr->last_crash);
   pr->crashes += answer == NULL;
   if (answer && !cJSON_GetObjectItemCaseSensitive(answer, "error"))
     return answer;
@@ -52,140 +69,433 @@ static void garbage(prober *pr, const cJSON *answer, const char *missing) {
   pr->crashes++;
 }
 
-/* A kept set as token ids, "{1,3}". */
-static void print_ids(long set, char *out, size_t len) {
-  size_t at = (size_t)snprintf(out, len, "{");
-  for (int i = 0; i < 62 && at < len; i++)
-    if (set >> i & 1)
-      at += (size_t)snprintf(out + at, len - at, "%s%d", at > 1 ? "," : "", i);
-  if (at < len)
-    snprintf(out + at, len - at, "}");
-}
+/* What one filter row came back as. */
+typedef struct row_answer {
+  int answered;      /* 0: not offered or no answer */
+  int error;         /* the row is an error */
+  size_t kept;       /* tokens with a finite logprob */
+  unsigned long set; /* the kept ids below 64 */
+  double lp[8];      /* the first logprobs; -inf for removed tokens */
+} row_answer;
 
-static int offers(const prober *pr, const char *op) {
-  for (const cJSON *o = pr->ops ? pr->ops->child : NULL; o; o = o->next)
-    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
-      return 1;
-  return 0;
-}
-
-/* The kept (non-null) ids of the first row of a filter answer, as a bit set; -1 if none. */
-static long kept_of(prober *pr, const char *request) {
-  cJSON *answer = offers(pr, "filter") ? ask(pr, request) : NULL;
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
-  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "logprobs");
-  long set = cJSON_IsArray(lp) ? 0 : -1;
-  if (answer && set < 0)
-    garbage(pr, answer, "rows[0].logprobs");
+static void read_row(row_answer *r, const cJSON *lp) {
   int i = 0;
-  for (const cJSON *x = cJSON_IsArray(lp) ? lp->child : NULL; x && i < 62; x = x->next, i++)
-    if (!cJSON_IsNull(x))
-      set |= 1L << i;
-  cJSON_Delete(answer);
-  return set;
+  for (const cJSON *x = lp->child; x; x = x->next, i++) {
+    double v = cJSON_IsNumber(x) ? x->valuedouble : -INFINITY;
+    if (i < 8)
+      r->lp[i] = v;
+    if (isinf(v))
+      continue;
+    r->kept++;
+    if (i < 64)
+      r->set |= 1UL << i;
+  }
 }
 
-/* Classifies by the kept set: `sets[v]` is what value v keeps. */
-static int by_kept(prober *pr, int axis, const char *request, const long *sets, int n) {
-  long kept = kept_of(pr, request);
-  char ids[128];
-  if (kept < 0)
-    return UNDETERMINED;
-  print_ids(kept, ids, sizeof ids);
-  snprintf(pr->note[axis], sizeof pr->note[axis], "kept %s", ids);
-  for (int v = 0; v < n; v++)
-    if (sets[v] == kept)
-      return v;
-  return INCONSISTENT;
+static row_answer filter_row(prober *pr, const char *logits, const char *params) {
+  row_answer r = {0};
+  if (!offers(pr, "filter"))
+    return r;
+  jbuf b = {0};
+  jbuf_raw(&b, "{\"op\":\"filter\",\"rows\":[{\"logits\":");
+  jbuf_raw(&b, logits);
+  jbuf_raw(&b, ",\"params\":");
+  jbuf_raw(&b, params);
+  jbuf_raw(&b, "}]}");
+  cJSON *answer = b.data && !b.failed ? ask(pr, b.data) : NULL;
+  jbuf_free(&b);
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
+  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
+  r.error = cJSON_GetObjectItemCaseSensitive(row, "error") != NULL;
+  r.answered = r.error || cJSON_IsArray(lp);
+  if (answer && !r.answered)
+    garbage(pr, answer, "rows[0].logprobs or rows[0].error");
+  if (cJSON_IsArray(lp))
+    read_row(&r, lp);
+  cJSON_Delete(answer);
+  return r;
 }
+
+/* "{1,3}", "{0,...,1023}" or "an error". */
+static const char *describe(const row_answer *r, char *out, size_t len) {
+  if (r->error)
+    return snprintf(out, len, "an error"), out;
+  size_t at = (size_t)snprintf(out, len, "{");
+  for (int i = 0, n = 0; i < 64 && at < len; i++)
+    if (r->set >> i & 1)
+      at += (size_t)snprintf(out + at, len - at, "%s%d", n++ ? "," : "", i);
+  if (at < len)
+    snprintf(out + at, len - at, "%s}", r->kept > 64 ? ",..." : "");
+  if (r->kept > 12)
+    snprintf(out, len, "%zu tokens", r->kept);
+  return out;
+}
+
+static void note(prober *pr, int axis, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(prober *pr, int axis, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pr->note[axis], sizeof pr->note[axis], fmt, ap);
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------------ ranks */
+
+/* Logits 0 and six far below it: those six have probability 0 in float64 and float32, so
+ * ranking by probability ties them (in token order, or the sort's own), and ranking by logit
+ * keeps the best three of them, ids 2, 4 and 5. */
+static mask probe_rank_key(prober *pr) {
+  char a[64];
+  row_answer r = filter_row(pr, "[0,-1500,-1000,-1600,-1100,-1200,-1300]", "{\"top_k\":4}");
+  if (!r.answered)
+    return ALL(RANK_KEY);
+  note(pr, SIEVE_AXIS_RANK_KEY, "(0,-1500,-1000,-1600,-1100,-1200,-1300) top_k 4 keeps %s%s",
+       describe(&r, a, sizeof a), r.set == 0x35 ? "" : " (probabilities 0 tie)");
+  /* A top-k that keeps every tied token keeps all seven. */
+  if (r.error || (r.kept != 4 && r.kept != 7) || !(r.set & 1))
+    return 0;
+  return r.set == 0x35 ? ONE(RANK_KEY, LOGIT) : ONE(RANK_KEY, PROBABILITY);
+}
+
+/* ------------------------------------------------------------------ top-p */
 
 #define ORDER_ROW "[-0.69314718055994529,-1.2039728043259361,-1.6094379124341003]"
 #define MAT_ROW "[2,1.5,1,0.3,-0.2,-1.5]"
+#define EQUAL4 "[1,1,1,1]"
+#define EQUAL8 "[1,1,1,1,1,1,1,1]"
 
-const probe_request fingerprint_requests[] = {
-    {"topp_scope", "{\"op\":\"filter\",\"rows\":[{\"logits\":" ORDER_ROW
-                   ",\"params\":{\"top_k\":2,\"top_p\":0.55}}]}"},
-    {"boundary", "{\"op\":\"filter\",\"rows\":[{\"logits\":[1,1,1,1],\"params\":{\"top_p\":0.5}}]}"},
-    {"topk_ties", "{\"op\":\"filter\",\"rows\":[{\"logits\":[1,3,1,3,3,0],\"params\":{\"top_k\":2}}]}"},
-    {"temperature_at", "{\"op\":\"filter\",\"rows\":[{\"logits\":" MAT_ROW
-                       ",\"params\":{\"temperature\":0.5,\"top_p\":0.8}}]}"},
-    {"t0", "{\"op\":\"validate\",\"params\":{\"temperature\":0,\"top_p\":0.3,\"top_k\":5}}"},
-    {"top_k_zero", "{\"op\":\"validate\",\"params\":{\"top_k\":0}}"},
-    {NULL, NULL},
+static int topp_ignored(const prober *pr) {
+  return pr->found[SIEVE_AXIS_TOPP_SCOPE] == ONE(TOPP_SCOPE, IGNORED);
+}
+
+/* (0.5, 0.3, 0.2): top_p 0.3 keeps token 0 alone unless top-p is not applied; with top_k 2 and
+ * top_p 0.55 the full distribution keeps 2, the renormalized top 2 (0.625, 0.375) keeps 1. */
+static mask probe_topp_scope(prober *pr) {
+  char a[64], b[64];
+  row_answer alone = filter_row(pr, ORDER_ROW, "{\"top_p\":0.3}");
+  if (!alone.answered || alone.error)
+    return ALL(TOPP_SCOPE);
+  if (alone.kept == 3) {
+    note(pr, SIEVE_AXIS_TOPP_SCOPE, "top_p 0.3 keeps all of (0.5, 0.3, 0.2)");
+    return ONE(TOPP_SCOPE, IGNORED);
+  }
+  row_answer both = filter_row(pr, ORDER_ROW, "{\"top_k\":2,\"top_p\":0.55}");
+  note(pr, SIEVE_AXIS_TOPP_SCOPE,
+       "(0.5, 0.3, 0.2): top_p 0.3 keeps %s; top_k 2, top_p 0.55 keeps %s",
+       describe(&alone, a, sizeof a), describe(&both, b, sizeof b));
+  if (!both.answered)
+    return ALL(TOPP_SCOPE) & ~ONE(TOPP_SCOPE, IGNORED);
+  return both.set == 0x3   ? ONE(TOPP_SCOPE, FULL)
+         : both.set == 0x1 ? ONE(TOPP_SCOPE, AFTER_TOPK)
+                           : 0;
+}
+
+/* Blocks of equal logits whose exact masses put the top-p cut inside the block: 4 at top_p 0.5
+ * and 8 at top_p 0.25; > keeps 3 of either, >= keeps 2. */
+typedef struct tie_rows {
+  row_answer r[2];
+  size_t n[2];
+} tie_rows;
+
+static tie_rows topp_tie_rows(prober *pr) {
+  tie_rows t = {
+      {filter_row(pr, EQUAL4, "{\"top_p\":0.5}"), filter_row(pr, EQUAL8, "{\"top_p\":0.25}")},
+      {4, 8}};
+  return t;
+}
+
+static mask boundary_of(const row_answer *r, size_t n) {
+  return r->kept == n   ? ALL(BOUNDARY)
+         : r->kept == 3 ? ONE(BOUNDARY, GT)
+         : r->kept == 2 ? ONE(BOUNDARY, GE)
+                        : 0;
+}
+
+static mask probe_boundary(prober *pr) {
+  char a[64], b[64];
+  if (topp_ignored(pr))
+    return note(pr, SIEVE_AXIS_BOUNDARY, "top-p is not applied"), ALL(BOUNDARY);
+  tie_rows t = topp_tie_rows(pr);
+  if (!t.r[0].answered || !t.r[1].answered || t.r[0].error || t.r[1].error)
+    return ALL(BOUNDARY);
+  note(pr, SIEVE_AXIS_BOUNDARY, "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s%s",
+       describe(&t.r[0], a, sizeof a), describe(&t.r[1], b, sizeof b),
+       t.r[0].kept == 4 && t.r[1].kept == 8 ? " (every tied token stays, so the boundary does "
+                                              "not show)"
+                                            : "");
+  return boundary_of(&t.r[0], 4) & boundary_of(&t.r[1], 8);
+}
+
+/* The lowest (or highest) `c` ids of a block of ids. */
+static unsigned long end_of(unsigned long block, size_t c, int highest) {
+  unsigned long out = 0;
+  for (int i = 0; i < 64 && c > 0; i++) {
+    int bit = highest ? 63 - i : i;
+    if (block >> bit & 1)
+      out |= 1UL << bit, c--;
+  }
+  return out;
+}
+
+/* Which of a block of tied ids a cut kept. */
+static mask ties_of(const row_answer *r, unsigned long block) {
+  unsigned long kept = r->set & block;
+  size_t c = (size_t)__builtin_popcountl(kept), n = (size_t)__builtin_popcountl(block);
+  if (r->error || c == 0)
+    return 0;
+  if (c == n)
+    return ONE(TOPP_TIES, ALL);
+  if (kept == end_of(block, c, 0))
+    return ONE(TOPP_TIES, LOWEST);
+  if (kept == end_of(block, c, 1))
+    return ONE(TOPP_TIES, HIGHEST);
+  return ONE(TOPP_TIES, UNSPECIFIED);
+}
+
+/* Two tie probes: the same order on both is that order; lowest ids on one and highest on the
+ * other, or any other subset, is an order of the sort's own; "all" on one only fits nothing. */
+static mask combine_ties(mask a, mask b) {
+  mask order = ONE(TOPP_TIES, LOWEST) | ONE(TOPP_TIES, HIGHEST) | ONE(TOPP_TIES, UNSPECIFIED);
+  if (a == b || !a || !b)
+    return a & b;
+  return (a & order) && (b & order) ? ONE(TOPP_TIES, UNSPECIFIED) : 0;
+}
+
+static mask probe_topp_ties(prober *pr) {
+  char a[64], b[64];
+  if (topp_ignored(pr))
+    return note(pr, SIEVE_AXIS_TOPP_TIES, "top-p is not applied"), ALL(TOPP_TIES);
+  tie_rows t = topp_tie_rows(pr);
+  if (!t.r[0].answered || !t.r[1].answered)
+    return ALL(TOPP_TIES);
+  note(pr, SIEVE_AXIS_TOPP_TIES, "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s",
+       describe(&t.r[0], a, sizeof a), describe(&t.r[1], b, sizeof b));
+  return combine_ties(ties_of(&t.r[0], 0xF), ties_of(&t.r[1], 0xFF));
+}
+
+/* ------------------------------------------------------------------ top-k */
+
+/* Rows whose top-k cut falls inside a block of tied logits, with the block and the ids that
+ * must stay: ids 1, 3, 4 at 3 with top_k 2; ids 1-6 at 5 with top_k 3; ids 0-2 at 1 behind a 3
+ * with top_k 2; and ids 1, 4, 6 at 2 behind three 3s with top_k 4, where a heap that replaces
+ * its top on a strictly larger value (std::partial_sort) keeps id 4 (llama.cpp v0.4.0, run). */
+static const struct {
+  const char *logits, *params, *shown;
+  unsigned long block, above;
+} topk_rows[] = {
+    {"[1,3,1,3,3,0]", "{\"top_k\":2}", "(1,3,1,3,3,0) top_k 2", 0x1A, 0},
+    {"[0,5,5,5,5,5,5,1]", "{\"top_k\":3}", "(0,5,5,5,5,5,5,1) top_k 3", 0x7E, 0},
+    {"[1,1,1,3]", "{\"top_k\":2}", "(1,1,1,3) top_k 2", 0x7, 0x8},
+    {"[3,2,3,0,2,3,2,0,1]", "{\"top_k\":4}", "(3,2,3,0,2,3,2,0,1) top_k 4", 0x52, 0x25},
 };
 
-static int probe_scope(prober *pr) {
-  static const long sets[] = {0x3, 0x1};
-  return by_kept(pr, 0, fingerprint_requests[0].request, sets, 2);
-}
-
-static int probe_boundary(prober *pr) {
-  static const long sets[] = {0x7, 0x3};
-  return by_kept(pr, 1, fingerprint_requests[1].request, sets, 2);
-}
-
-static int probe_ties(prober *pr) {
-  static const long sets[] = {0xA, 0x18, 0x1A};
-  return by_kept(pr, 2, fingerprint_requests[2].request, sets, 3);
-}
-
-static int probe_temperature(prober *pr) {
-  static const long sets[] = {0x3, 0x7};
-  return by_kept(pr, 3, fingerprint_requests[3].request, sets, 2);
-}
-
-/* Normalized parameters from validate, or NULL. */
-static cJSON *validated(prober *pr, const char *params) {
-  char request[256];
-  snprintf(request, sizeof request, "{\"op\":\"validate\",\"params\":%s}", params);
-  return offers(pr, "validate") ? ask(pr, request) : NULL;
-}
-
-static double number_at(const cJSON *obj, const char *a, const char *b) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, a), b);
-  return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-static int probe_t0(prober *pr) {
-  cJSON *v = validated(pr, "{\"temperature\":0,\"top_p\":0.3,\"top_k\":5}");
-  if (!v) {
-    static const long sets[] = {0x3, 0x1};
-    int by_rows = by_kept(pr, 4, "{\"op\":\"filter\",\"rows\":[{\"logits\":[2,2,1],"
-                                 "\"params\":{\"temperature\":0}}]}",
-                          sets, 2);
-    return by_rows == SIEVE_T0_ARGMAX ? UNDETERMINED : by_rows;
+static mask probe_topk_ties(prober *pr) {
+  mask m = ALL(TOPK_TIES);
+  size_t at = 0;
+  for (size_t i = 0; i < sizeof topk_rows / sizeof topk_rows[0]; i++) {
+    char ids[64];
+    row_answer r = filter_row(pr, topk_rows[i].logits, topk_rows[i].params);
+    if (!r.answered)
+      return ALL(TOPK_TIES);
+    at += (size_t)snprintf(pr->note[SIEVE_AXIS_TOPK_TIES] + at,
+                           at < sizeof pr->note[0] ? sizeof pr->note[0] - at : 0, "%s%s keeps %s",
+                           i ? "; " : "", topk_rows[i].shown, describe(&r, ids, sizeof ids));
+    unsigned long allowed = topk_rows[i].block | topk_rows[i].above;
+    mask here = (r.set & ~allowed) || (r.set & topk_rows[i].above) != topk_rows[i].above
+                    ? 0
+                    : ties_of(&r, topk_rows[i].block);
+    /* topp_ties and topk_ties number their orders alike (oracle/filter.c). */
+    m = i ? combine_ties(m, here) : here;
   }
-  double t = number_at(v, "params", "temperature"), k = number_at(v, "params", "top_k");
-  double p = number_at(v, "params", "top_p");
-  cJSON_Delete(v);
-  snprintf(pr->note[4], sizeof pr->note[4], "validate gives T %g, top_p %g, top_k %g", t, p, k);
-  int choice = fabs(t - 1e-5) < 1e-12 && k == -1 && p == 1 ? SIEVE_T0_CLAMP
-               : t == 0 && k == 1                         ? SIEVE_T0_ARGMAX
-               : t == 1 && k == 1                         ? SIEVE_T0_TOPK1
-                                                          : INCONSISTENT;
-  /* The filter must agree: equal maxima at T = 0 share under the clamp, not under argmax. */
-  long kept = kept_of(pr, "{\"op\":\"filter\",\"rows\":[{\"logits\":[2,2,1],"
-                          "\"params\":{\"temperature\":0}}]}");
-  if ((choice == SIEVE_T0_CLAMP && kept >= 0 && kept != 0x7) ||
-      (choice == SIEVE_T0_ARGMAX && kept >= 0 && kept != 0x1)) {
-    char ids[128];
-    print_ids(kept, ids, sizeof ids);
-    snprintf(pr->note[4], sizeof pr->note[4],
-             "validate gives T %g, top_k %g; the filter keeps %.40s of (2, 2, 1) at T = 0", t, k,
-             ids);
-    return INCONSISTENT;
-  }
-  return choice;
+  return m;
 }
 
-static int probe_top_k_zero(prober *pr) {
+/* ------------------------------------------------------------ temperature */
+
+static mask probe_temperature_at(prober *pr) {
+  char a[64];
+  if (topp_ignored(pr))
+    return note(pr, SIEVE_AXIS_TEMPERATURE_AT,
+                "top-p is not applied, and temperature moves no "
+                "other cut"),
+           ALL(TEMPERATURE_AT);
+  row_answer r = filter_row(pr, MAT_ROW, "{\"temperature\":0.5,\"top_p\":0.8}");
+  if (!r.answered)
+    return ALL(TEMPERATURE_AT);
+  note(pr, SIEVE_AXIS_TEMPERATURE_AT, "(2,1.5,1,0.3,-0.2,-1.5) T 0.5 top_p 0.8 keeps %s",
+       describe(&r, a, sizeof a));
+  return r.set == 0x3 ? ONE(TEMPERATURE_AT, BEFORE) : r.set == 0x7 ? ONE(TEMPERATURE_AT, AFTER) : 0;
+}
+
+/* How the row (2, 2, 2 - d) came back at one temperature: the first maximum alone, both maxima
+ * alone, an error, or all three at an effective temperature d / (lp0 - lp2). */
+typedef struct t_answer {
+  row_answer r;
+  double t_eff; /* NaN unless all three are kept */
+} t_answer;
+
+#define T_ROW "[2,2,1.9999]"
+
+static t_answer at_temperature(prober *pr, const char *t) {
+  char params[64];
+  snprintf(params, sizeof params, "{\"temperature\":%s}", t);
+  t_answer a = {filter_row(pr, T_ROW, params), NAN};
+  const double d = 2.0 - (double)1.9999f;
+  if (a.r.answered && a.r.kept == 3)
+    a.t_eff = d / (a.r.lp[0] - a.r.lp[2]);
+  return a;
+}
+
+static int near(double x, double y) { return fabs(x - y) <= 0.05 * y; }
+
+static const char *t_text(const t_answer *a, char *out, size_t len) {
+  char ids[64];
+  if (!isnan(a->t_eff))
+    snprintf(out, len, "all, at T %.3g", a->t_eff);
+  else
+    snprintf(out, len, "%s", describe(&a->r, ids, sizeof ids));
+  return out;
+}
+
+/* The temperature-0 rule as T = 0 shows it: an error, the first maximum alone (argmax, or
+ * top_k 1 at T = 1), both maxima (top_k 1 keeping ties), or the 1e-5 clamp. */
+static mask t0_of(const t_answer *zero) {
+  if (zero->r.error)
+    return ONE(T0, REJECT);
+  if (zero->r.set == 0x1 && fabs(zero->r.lp[0]) < 1e-6)
+    return ONE(T0, ARGMAX) | ONE(T0, TOPK1);
+  if (zero->r.set == 0x3)
+    return ONE(T0, TOPK1);
+  return near(zero->t_eff, 1e-5) ? ONE(T0, CLAMP) : 0;
+}
+
+/* Whether a temperature got the same answer as T = 0 (the temperature-0 rule applied). */
+static int like_zero(const t_answer *a, const t_answer *zero) {
+  if (!isnan(zero->t_eff))
+    return near(a->t_eff, zero->t_eff);
+  return a->r.error == zero->r.error && a->r.set == zero->r.set && a->r.kept == zero->r.kept;
+}
+
+typedef struct t_probe {
+  t_answer zero, micro, tiny, negative, milli;
+} t_probe;
+
+static int t_probe_run(prober *pr, t_probe *t) {
+  t->zero = at_temperature(pr, "0");
+  t->micro = at_temperature(pr, "5e-7");
+  t->tiny = at_temperature(pr, "5e-6");
+  t->negative = at_temperature(pr, "-1");
+  t->milli = at_temperature(pr, "0.001");
+  return t->zero.r.answered && t->micro.r.answered && t->tiny.r.answered &&
+         t->negative.r.answered && t->milli.r.answered;
+}
+
+static void t_note(prober *pr, int axis, const t_probe *t) {
+  char a[5][64];
+  note(pr, axis, "(2,2,1.9999) at T 0: %s; 5e-7: %s; 5e-6: %s; -1: %s; 0.001: %s",
+       t_text(&t->zero, a[0], 64), t_text(&t->micro, a[1], 64), t_text(&t->tiny, a[2], 64),
+       t_text(&t->negative, a[3], 64), t_text(&t->milli, a[4], 64));
+}
+
+/* validate, when offered, tells argmax (T stays 0) from T = 1 with top_k 1. */
+static mask t0_by_validate(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"validate\",\"params\":{\"temperature\":0,\"top_p\":0.3,\"top_k\":5}}";
   if (!offers(pr, "validate"))
-    return UNDETERMINED;
-  cJSON *v = validated(pr, "{\"top_k\":0}");
-  snprintf(pr->note[5], sizeof pr->note[5], "validate of top_k 0 %s", v ? "passes" : "fails");
+    return ALL(T0);
+  cJSON *v = ask(pr, request);
+  const cJSON *params = cJSON_GetObjectItemCaseSensitive(v, "params");
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "temperature");
+  mask m = !v ? ONE(T0, REJECT) | ONE(T0, ARGMAX) | ONE(T0, TOPK1) | ONE(T0, CLAMP)
+           : !cJSON_IsNumber(t)  ? ALL(T0)
+           : t->valuedouble == 1 ? ONE(T0, TOPK1)
+           : t->valuedouble == 0 ? ONE(T0, ARGMAX)
+                                 : ONE(T0, CLAMP);
   cJSON_Delete(v);
-  return v ? SIEVE_K0_OFF : SIEVE_K0_ERROR;
+  return m;
 }
+
+static mask probe_t0(prober *pr) {
+  t_probe t;
+  if (!t_probe_run(pr, &t))
+    return ALL(T0);
+  t_note(pr, SIEVE_AXIS_T0, &t);
+  mask m = t0_of(&t.zero);
+  return m & ONE(T0, REJECT) ? m : m & t0_by_validate(pr);
+}
+
+static mask probe_t0_below(prober *pr) {
+  t_probe t;
+  if (!t_probe_run(pr, &t))
+    return ALL(T0_BELOW);
+  t_note(pr, SIEVE_AXIS_T0_BELOW, &t);
+  if (!t0_of(&t.zero))
+    return 0;
+  mask below_micro = ONE(T0_BELOW, EPS) | ONE(T0_BELOW, MICRO);
+  mask m = like_zero(&t.tiny, &t.zero) ? ONE(T0_BELOW, EPS) : ALL(T0_BELOW) & ~ONE(T0_BELOW, EPS);
+  m &= like_zero(&t.micro, &t.zero) ? below_micro : ALL(T0_BELOW) & ~below_micro;
+  /* Under a rule that rejects, T = -1 is an error either way. */
+  if (!t.zero.r.error)
+    m &= like_zero(&t.negative, &t.zero) ? ONE(T0_BELOW, NONPOSITIVE)
+                                         : ALL(T0_BELOW) & ~ONE(T0_BELOW, NONPOSITIVE);
+  return m;
+}
+
+static mask probe_temperature_floor(prober *pr) {
+  t_answer milli = at_temperature(pr, "0.001");
+  char a[64];
+  if (!milli.r.answered)
+    return ALL(TEMPERATURE_FLOOR);
+  note(pr, SIEVE_AXIS_TEMPERATURE_FLOOR, "(2,2,1.9999) at T 0.001 keeps %s",
+       t_text(&milli, a, sizeof a));
+  return near(milli.t_eff, 0.001)  ? ONE(TEMPERATURE_FLOOR, NONE)
+         : near(milli.t_eff, 0.01) ? ONE(TEMPERATURE_FLOOR, CENTI)
+                                   : 0;
+}
+
+/* ----------------------------------------------------------- top_k values */
+
+static mask off_or_error(prober *pr, int axis, const char *params, mask off, mask error) {
+  char a[64];
+  row_answer r = filter_row(pr, MAT_ROW, params);
+  if (!r.answered)
+    return off | error;
+  note(pr, axis, "%s %s %s", params, r.error ? "is" : "keeps", describe(&r, a, sizeof a));
+  return r.error ? error : r.kept == 6 ? off : 0;
+}
+
+static mask probe_top_k_zero(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_TOP_K_ZERO, "{\"top_k\":0}", ONE(TOP_K_ZERO, OFF),
+                      ONE(TOP_K_ZERO, ERROR));
+}
+
+static mask probe_top_k_minus_one(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_TOP_K_MINUS_ONE, "{\"top_k\":-1}", ONE(TOP_K_MINUS_ONE, OFF),
+                      ONE(TOP_K_MINUS_ONE, ERROR));
+}
+
+/* A peaked row, 20 then 1023 zeros: a float32 softmax loses the tail's terms (e^-20 each) in
+ * its sum, so a float32 cumulative sum passes 1 before the end and top_p = 1 cuts the tail. */
+static mask probe_topp_one(prober *pr) {
+  char a[64];
+  if (topp_ignored(pr))
+    return note(pr, SIEVE_AXIS_TOPP_ONE, "top-p is not applied"), ONE(TOPP_ONE, OFF);
+  jbuf row = {0};
+  jbuf_raw(&row, "[20");
+  for (int i = 1; i < 1024; i++)
+    jbuf_raw(&row, ",0");
+  jbuf_raw(&row, "]");
+  row_answer r = row.data && !row.failed ? filter_row(pr, row.data, "{\"top_p\":1,\"top_k\":1024}")
+                                         : (row_answer){0};
+  jbuf_free(&row);
+  if (!r.answered)
+    return ALL(TOPP_ONE);
+  note(pr, SIEVE_AXIS_TOPP_ONE, "(20, then 1023 zeros) top_p 1 top_k 1024 keeps %s",
+       describe(&r, a, sizeof a));
+  return r.error ? 0 : r.kept == 1024 ? ONE(TOPP_ONE, OFF) : ONE(TOPP_ONE, FLOAT32_TAIL);
+}
+
+/* ------------------------------------------------------------ sample */
 
 /* The drawn token and its logprob for a row at T = 0.5, top_k 2. */
 static int sampled(prober *pr, const char *logits, uint64_t seed, int position, int64_t *token,
@@ -212,130 +522,250 @@ static int sampled(prober *pr, const char *logits, uint64_t seed, int position, 
 
 static const float mat_row[6] = {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f};
 
-static int probe_logprobs(prober *pr) {
+/* The drawn token's logprob against the processed, the scaled and the raw row. */
+static mask probe_logprobs(prober *pr) {
   int64_t token;
   double got, lp[3][6];
   if (sampled(pr, MAT_ROW, 42, 7, &token, &got) != 0 || token < 0 || token > 5)
-    return UNDETERMINED;
+    return ALL(LOGPROBS);
   const sieve_params params[3] = {{0.5, 1.0, 2}, {0.5, 1.0, -1}, {1.0, 1.0, -1}};
   for (int v = 0; v < 3; v++)
     sieve_filter(mat_row, 6, &params[v], NULL, lp[v], NULL);
-  snprintf(pr->note[6], sizeof pr->note[6], "token %lld has logprob %.6f", (long long)token, got);
+  note(pr, SIEVE_AXIS_LOGPROBS,
+       "T 0.5 top_k 2: token %lld has logprob %.6f (processed %.6f, "
+       "scaled %.6f, raw %.6f)",
+       (long long)token, got, lp[0][token], lp[1][token], lp[2][token]);
+  mask m = 0;
   for (int v = 0; v < 3; v++)
-    if (fabs(lp[v][token] - got) < 1e-6)
-      return v;
-  return INCONSISTENT;
+    m |= fabs(lp[v][token] - got) < 1e-5 ? 1u << v : 0;
+  return m;
 }
 
 /* Token 1 is the most probable, so the cdf in token order is not the cdf in probability order. */
 static const float draw_row[6] = {1.5f, 2.0f, 1.0f, 0.3f, -0.2f, -1.5f};
 
-static int probe_draw(prober *pr) {
+static mask probe_draw(prober *pr) {
   int same = 0, n = 0;
   const sieve_params params = {0.5, 1.0, 2};
   for (int position = 0; position < 24; position++) {
-    int64_t token, want;
+    int64_t token;
     double lp;
     sieve_draw_key key = {1000 + (uint64_t)position, (uint64_t)position, 0, 0};
     sieve_sample_result r;
     if (sampled(pr, "[1.5,2,1,0.3,-0.2,-1.5]", key.seed, position, &token, &lp) != 0)
-      return UNDETERMINED;
+      return ALL(DRAW);
     sieve_sample(draw_row, 6, &params, NULL, &key, 0, NULL, &r);
-    want = r.token;
-    same += token == want;
+    same += token == r.token;
     n++;
   }
-  snprintf(pr->note[7], sizeof pr->note[7], "%d of %d draws match the hash", same, n);
-  return same == n ? SIEVE_DRAW_HASH : SIEVE_DRAW_OWN;
+  note(pr, SIEVE_AXIS_DRAW, "%d of %d draws match the hash", same, n);
+  return same == n ? ONE(DRAW, HASH) : ONE(DRAW, OWN);
 }
 
-static int (*const probes[PROFILE_AXES])(prober *) = {
-    probe_scope, probe_boundary, probe_ties,     probe_temperature,
-    probe_t0,    probe_top_k_zero, probe_logprobs, probe_draw};
+/* In axis order: a probe may read the verdicts of the axes before it (top-p not applied). */
+static mask (*const probes[SIEVE_AXIS_COUNT])(prober *) = {
+    [SIEVE_AXIS_RANK_KEY] = probe_rank_key,
+    [SIEVE_AXIS_TOPP_SCOPE] = probe_topp_scope,
+    [SIEVE_AXIS_BOUNDARY] = probe_boundary,
+    [SIEVE_AXIS_TOPP_TIES] = probe_topp_ties,
+    [SIEVE_AXIS_TOPK_TIES] = probe_topk_ties,
+    [SIEVE_AXIS_TEMPERATURE_AT] = probe_temperature_at,
+    [SIEVE_AXIS_T0_BELOW] = probe_t0_below,
+    [SIEVE_AXIS_T0] = probe_t0,
+    [SIEVE_AXIS_TEMPERATURE_FLOOR] = probe_temperature_floor,
+    [SIEVE_AXIS_TOP_K_ZERO] = probe_top_k_zero,
+    [SIEVE_AXIS_TOP_K_MINUS_ONE] = probe_top_k_minus_one,
+    [SIEVE_AXIS_TOPP_ONE] = probe_topp_one,
+    [SIEVE_AXIS_LOGPROBS] = probe_logprobs,
+    [SIEVE_AXIS_DRAW] = probe_draw,
+};
 
-/* How many determined axes a profile chooses otherwise. */
-static int mismatches(const engine_profile *p, const int *choice) {
+int sieve_fingerprint_has_probe(int axis) {
+  return axis >= 0 && axis < SIEVE_AXIS_COUNT && probes[axis] != NULL;
+}
+
+/* ------------------------------------------------------------- verdicts */
+
+static int told(const prober *pr, int a) {
+  return pr->status[a] == ASKED && pr->found[a] != (1u << sieve_axis_values(a)) - 1u;
+}
+
+/* Whether a profile's choice on an axis fits what was found (an axis not told fits all). */
+static int fits(const prober *pr, const sieve_rule *rule, int a) {
+  return !told(pr, a) || (pr->found[a] >> sieve_rule_get(rule, a) & 1);
+}
+
+static int mismatches(const prober *pr, const sieve_rule *rule) {
   int n = 0;
-  for (int a = 0; a < PROFILE_AXES; a++)
-    n += choice[a] >= 0 && rule_axis(&p->rule, a) != choice[a];
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    n += !fits(pr, rule, a);
   return n;
 }
 
-/* The profile with the fewest mismatches (the first of equals), and where it differs. */
-static void print_nearest(const int *choice) {
+static const engine_profile *nearest(const prober *pr) {
   const engine_profile *best = profiles;
   for (const engine_profile *p = profiles; p->name; p++)
-    if (mismatches(p, choice) < mismatches(best, choice))
+    if (mismatches(pr, &p->rule) < mismatches(pr, &best->rule))
       best = p;
-  printf("nearest: %s, which differs on", best->name);
-  for (int a = 0; a < PROFILE_AXES; a++)
-    if (choice[a] >= 0 && rule_axis(&best->rule, a) != choice[a])
-      printf(" %s (%s, not %s)", axis_names[a], axis_value_name(a, rule_axis(&best->rule, a)),
-             axis_value_name(a, choice[a]));
-  printf("\n");
+  return best;
 }
 
-static void print_matches(const int *choice) {
-  int determined = 0, any = 0;
-  for (int a = 0; a < PROFILE_AXES; a++)
-    determined += choice[a] >= 0;
-  if (!determined) {
+/* "ge", "argmax|topk1", "no value fits", "not determined (op not offered)". */
+static const char *found_text(const prober *pr, int a, char *out, size_t len) {
+  if (pr->status[a] == NOT_OFFERED || !told(pr, a))
+    return snprintf(out, len, "%s",
+                    pr->status[a] == NO_ANSWER ? "not determined (no answer)"
+                    : pr->status[a] == NOT_OFFERED || !pr->note[a][0]
+                        ? "not determined (op not offered)"
+                        : "not determined"),
+           out;
+  if (!pr->found[a])
+    return snprintf(out, len, "no value fits"), out;
+  size_t at = 0;
+  out[0] = '\0';
+  for (int v = 0; v < sieve_axis_values(a) && at < len; v++)
+    if (pr->found[a] >> v & 1)
+      at +=
+          (size_t)snprintf(out + at, len - at, "%s%s", at ? "|" : "", sieve_axis_value_name(a, v));
+  return out;
+}
+
+static void print_text(const prober *pr, const char *impl, const cJSON *hello,
+                       const engine_profile *check) {
+  char value[96];
+  printf("sieve fingerprint: %s (%s)\n", impl, sieve_case_str(hello, "name"));
+  if (*sieve_case_str(hello, "unavailable"))
+    printf("unavailable: %s\n", sieve_case_str(hello, "unavailable"));
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    printf("%-17s %-22s %s\n", sieve_axis_name(a), found_text(pr, a, value, sizeof value),
+           pr->note[a]);
+  int any_told = 0, any = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    any_told |= told(pr, a);
+  if (!any_told) {
     printf("\nno axis determined, so no profile can be matched\n");
-    return;
+  } else {
+    printf("\nprofiles making every determined choice:");
+    for (const engine_profile *p = profiles; p->name; p++)
+      if (mismatches(pr, &p->rule) == 0)
+        printf(" %s", p->name), any = 1;
+    printf("%s\n", any ? "" : " none");
   }
-  printf("\nprofiles making every determined choice:");
+  const engine_profile *near_p = any_told && !any ? nearest(pr) : check;
+  if (near_p) {
+    printf("%s %s: ", near_p == check ? "against profile" : "nearest:", near_p->name);
+    if (!mismatches(pr, &near_p->rule))
+      printf("every determined axis agrees");
+    else
+      printf("differs on");
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+      if (!fits(pr, &near_p->rule, a))
+        printf(" %s (profile %s, found %s)", sieve_axis_name(a),
+               sieve_axis_value_name(a, sieve_rule_get(&near_p->rule, a)),
+               found_text(pr, a, value, sizeof value));
+    printf("\n");
+  }
+  if (pr->crashes)
+    printf("%zu requests crashed, hung or got garbage (restarted each time); the last: %s\n",
+           pr->crashes, pr->last_crash);
+}
+
+static void print_json(const prober *pr, const char *impl, const cJSON *hello,
+                       const engine_profile *check) {
+  char value[96];
+  cJSON *out = cJSON_CreateObject(), *axes = cJSON_AddArrayToObject(out, "axes");
+  cJSON_AddStringToObject(out, "impl", impl);
+  cJSON_AddStringToObject(out, "name", sieve_case_str(hello, "name"));
+  cJSON_AddStringToObject(out, "unavailable", sieve_case_str(hello, "unavailable"));
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    cJSON *x = cJSON_CreateObject(), *values = cJSON_CreateArray();
+    cJSON_AddStringToObject(x, "axis", sieve_axis_name(a));
+    cJSON_AddStringToObject(x, "verdict", found_text(pr, a, value, sizeof value));
+    for (int v = 0; told(pr, a) && v < sieve_axis_values(a); v++)
+      if (pr->found[a] >> v & 1)
+        cJSON_AddItemToArray(values, cJSON_CreateString(sieve_axis_value_name(a, v)));
+    cJSON_AddItemToObject(x, "values", values);
+    cJSON_AddStringToObject(x, "evidence", pr->note[a]);
+    cJSON_AddItemToArray(axes, x);
+  }
+  cJSON *matches = cJSON_AddArrayToObject(out, "matches");
   for (const engine_profile *p = profiles; p->name; p++)
-    if (mismatches(p, choice) == 0) {
-      printf(" %s", p->name);
-      any = 1;
-    }
-  printf("%s\n", any ? "" : " none");
-  if (!any)
-    print_nearest(choice);
+    if (mismatches(pr, &p->rule) == 0)
+      cJSON_AddItemToArray(matches, cJSON_CreateString(p->name));
+  const engine_profile *against = check ? check : nearest(pr);
+  cJSON *differs = cJSON_CreateArray();
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if (!fits(pr, &against->rule, a))
+      cJSON_AddItemToArray(differs, cJSON_CreateString(sieve_axis_name(a)));
+  cJSON_AddStringToObject(out, check ? "profile" : "nearest", against->name);
+  cJSON_AddItemToObject(out, "differs", differs);
+  cJSON_AddNumberToObject(out, "crashes", (double)pr->crashes);
+  cJSON_AddStringToObject(out, "last_crash", pr->last_crash);
+  char *text = cJSON_PrintUnformatted(out);
+  printf("%s\n", text ? text : "{}");
+  free(text);
+  cJSON_Delete(out);
+}
+
+static void probe_all(prober *pr) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    size_t crashes = pr->crashes;
+    pr->found[a] = probes[a](pr);
+    pr->status[a] = pr->crashes > crashes ? NO_ANSWER : ASKED;
+    if (pr->status[a] == NO_ANSWER)
+      snprintf(pr->note[a], sizeof pr->note[a], "%.300s", pr->last_crash);
+    else if (!pr->note[a][0])
+      pr->status[a] = NOT_OFFERED;
+    fprintf(stderr, "sieve fingerprint: %s probed (%d of %d)\n", sieve_axis_name(a), a + 1,
+            SIEVE_AXIS_COUNT);
+  }
+}
+
+static int usage(const char *why) {
+  fprintf(stderr,
+          "sieve fingerprint: %s\nusage: sieve fingerprint --impl IMPL [--profile NAME] "
+          "[--format text|json]\n",
+          why);
+  return 2;
 }
 
 int sieve_fingerprint_main(int argc, char **argv) {
   static impl_command cmd;
+  const char *impl = NULL, *format = "text", *against = NULL;
   char err[256];
-  if (argc != 2 || strcmp(argv[0], "--impl") != 0) {
-    fprintf(stderr, "usage: sieve fingerprint --impl IMPL\n");
-    return 2;
+  for (int i = 0; i + 1 < argc; i += 2) {
+    const char **slot = !strcmp(argv[i], "--impl")      ? &impl
+                        : !strcmp(argv[i], "--format")  ? &format
+                        : !strcmp(argv[i], "--profile") ? &against
+                                                        : NULL;
+    if (!slot)
+      return usage("unknown option");
+    *slot = argv[i + 1];
   }
-  if (impl_command_parse(&cmd, argv[1], err, sizeof err) != 0) {
-    fprintf(stderr, "sieve fingerprint: %s\n", err);
-    return 2;
-  }
-  prober pr = {0};
+  const engine_profile *check = against ? profile_find(against) : NULL;
+  if (!impl || argc % 2 || (strcmp(format, "text") && strcmp(format, "json")))
+    return usage("--impl IMPL is required; --format is text or json");
+  if (against && !check)
+    return usage("no such profile (sieve profiles lists them)");
+  if (impl_command_parse(&cmd, impl, err, sizeof err) != 0)
+    return usage(err);
+  static prober pr;
   proc_start(&pr.p, cmd.argv, 30000);
   cJSON *hello = ask(&pr, "{\"op\":\"hello\",\"protocol\":1}");
   pr.ops = cJSON_GetObjectItemCaseSensitive(hello, "ops");
   if (!cJSON_IsArray(pr.ops)) {
-    fprintf(stderr, "sieve fingerprint: %s did not answer hello with its ops%s%s\n", argv[1],
+    fprintf(stderr, "sieve fingerprint: %s did not answer hello with its ops%s%s\n", impl,
             pr.crashes ? ": " : "", pr.crashes ? pr.last_crash : "");
     proc_stop(&pr.p, NULL, 0);
     cJSON_Delete(hello);
     return 2;
   }
-  int choice[PROFILE_AXES];
-  printf("sieve fingerprint: %s (%s)\n", argv[1], sieve_case_str(hello, "name"));
-  for (int a = 0; a < PROFILE_AXES; a++) {
-    size_t crashes = pr.crashes;
-    choice[a] = probes[a](&pr);
-    if (pr.crashes > crashes) {
-      choice[a] = NO_ANSWER;
-      snprintf(pr.note[a], sizeof pr.note[a], "%.190s", pr.last_crash);
-    }
-    const char *value = choice[a] == UNDETERMINED   ? "not determined (op not offered)"
-                        : choice[a] == INCONSISTENT ? "inconsistent"
-                        : choice[a] == NO_ANSWER    ? "not determined (no answer)"
-                                                    : axis_value_name(a, choice[a]);
-    printf("%-15s %-12s %s\n", axis_names[a], value, pr.note[a]);
-  }
-  print_matches(choice);
-  if (pr.crashes)
-    printf("%zu requests crashed, hung or got garbage (restarted each time); the last: %s\n",
-           pr.crashes, pr.last_crash);
+  probe_all(&pr);
+  if (strcmp(format, "json") == 0)
+    print_json(&pr, impl, hello, check);
+  else
+    print_text(&pr, impl, hello, check);
   proc_stop(&pr.p, NULL, 0);
   cJSON_Delete(hello);
-  return 0;
+  return check && mismatches(&pr, &check->rule) ? 1 : 0;
 }

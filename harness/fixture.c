@@ -104,8 +104,7 @@ float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t
   /* Every field in range before any conversion: |units| stays below 2^24, as the format says. */
   if (!ok || !cJSON_IsString(kind) || strcmp(kind->valuestring, "irwin_hall4") != 0 ||
       !cJSON_IsString(seed_text) || v < 1 || v > SIEVE_RECIPE_MAX || bits < 1 || bits > 21 ||
-      every < 0 || every > SIEVE_RECIPE_MAX || fabs(spike) >= 0x1p24 || exp2 < -160 ||
-      exp2 > 120) {
+      every < 0 || every > SIEVE_RECIPE_MAX || fabs(spike) >= 0x1p24 || exp2 < -160 || exp2 > 120) {
     snprintf(err, err_len, "malformed recipe (a field is missing or out of range)");
     return NULL;
   }
@@ -114,7 +113,8 @@ float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t
   for (uint64_t i = 0; row && i < (uint64_t)v; i++) {
     int64_t units = -(INT64_C(1) << ((int)bits + 1));
     for (uint64_t j = 0; j < 4; j++)
-      units += (int64_t)(sieve_mix64(seed + (4 * i + j + 1) * SIEVE_HASH_GOLDEN) >> (64 - (int)bits));
+      units +=
+          (int64_t)(sieve_mix64(seed + (4 * i + j + 1) * SIEVE_HASH_GOLDEN) >> (64 - (int)bits));
     if (every > 0 && i % (uint64_t)every == 0)
       units += (int64_t)spike;
     row[i] = (float)ldexp((double)units, (int)exp2);
@@ -180,4 +180,41 @@ cJSON *sieve_case_request(const cJSON *c, char *err, size_t err_len) {
       return NULL;
     }
   return request;
+}
+
+static int listed(const cJSON *list, const char *name) {
+  for (const cJSON *x = cJSON_IsArray(list) ? list->child : NULL; x; x = x->next)
+    if (cJSON_IsString(x) && strcmp(x->valuestring, name) == 0)
+      return 1;
+  return 0;
+}
+
+/* The first engine option of the request that hello's "engine_options" does not list. */
+static const char *engine_option_missing(const cJSON *request, const cJSON *hello) {
+  const cJSON *offered = cJSON_GetObjectItemCaseSensitive(hello, "engine_options");
+  const cJSON *engine = cJSON_GetObjectItemCaseSensitive(request, "engine");
+  for (const cJSON *x = offered && engine ? engine->child : NULL; x; x = x->next)
+    if (!listed(offered, x->string))
+      return x->string;
+  return NULL;
+}
+
+int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, size_t len) {
+  const char *op = sieve_case_str(request, "op"), *option = engine_option_missing(request, hello);
+  int hashed = !strcmp(op, "sample") || !strcmp(op, "draw") || !strcmp(op, "uniform");
+  if (*sieve_case_str(hello, "unavailable"))
+    return snprintf(why, len, "the implementation is unavailable: %s",
+                    sieve_case_str(hello, "unavailable")), 1;
+  if (!listed(cJSON_GetObjectItemCaseSensitive(hello, "ops"), op))
+    return snprintf(why, len, "the implementation does not offer op %s (hello)", op), 1;
+  if (option)
+    return snprintf(why, len, "the implementation does not offer engine option %s (hello)", option),
+           1;
+  if (hashed && !strcmp(sieve_case_str(hello, "rng"), "own"))
+    return snprintf(why, len,
+                    "the implementation draws with its own generator (hello: rng own) "
+                    "and this case's token comes from the hash; the distribution suite checks "
+                    "its draws"),
+           1;
+  return 0;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "serve.h"
+#include "profiles.h"
 
 int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t err_len) {
   ssize_t n = readlink("/proc/self/exe", cmd->self, sizeof cmd->self - 1);
@@ -19,16 +19,26 @@ int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t er
   }
   const char *arg = strchr(impl, ':') ? strchr(impl, ':') + 1 : "";
   int lib = strncmp(impl, "lib:", 4) == 0, prof = strncmp(impl, "profile:", 8) == 0;
-  if ((!lib && !prof) || !*arg) {
-    snprintf(err, err_len, "an implementation is exec:COMMAND, lib:PATH or profile:NAME, not %s",
+  int rule = strncmp(impl, "rule:", 5) == 0;
+  sieve_rule parsed = SIEVE_RULE_DEEPINFER;
+  if ((!lib && !prof && !rule) || !*arg) {
+    snprintf(err, err_len,
+             "an implementation is exec:COMMAND, lib:PATH, profile:NAME or "
+             "rule:AXIS=VALUE,..., not %s",
              impl);
     return -1;
   }
-  if (prof && !sieve_serve_has_profile(arg)) {
+  if (prof && !profile_find(arg)) {
     snprintf(err, err_len, "unknown profile %s (sieve profiles lists them)", arg);
     return -1;
   }
-  char *argv[] = {cmd->self, "serve", lib ? "--lib" : "--profile", (char *)arg, NULL};
+  if (rule && profile_parse_rule(arg, &parsed, err, err_len) != 0)
+    return -1;
+  char *argv[] = {cmd->self, "serve",
+                  lib    ? "--lib"
+                  : prof ? "--profile"
+                         : "--rule",
+                  (char *)arg, NULL};
   memcpy(cmd->argv, argv, sizeof argv);
   return 0;
 }

@@ -1,13 +1,17 @@
 /*
  * The sieve command line.
- *   sieve serve [--profile deepinfer | --lib PATH.so]   protocol v1 on stdin/stdout
- *   sieve run --impl IMPL [options]                     an implementation through the fixtures
- * Exit status: 0 success; 1 failures (run) or an output error (serve); 2 a usage error.
+ *   sieve serve [--profile NAME] [--rule AXIS=VALUE,...] | --lib PATH.so
+ *   sieve run --impl IMPL [options]      an implementation through the fixtures
+ *   sieve fingerprint, diff, explain, profiles, axes: see the usage text below.
+ * Exit status: 0 success; 1 failures (run, diff), a difference from --profile
+ * (fingerprint) or an output error (serve); 2 a usage error.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../oracle/sieve.h"
@@ -21,17 +25,21 @@
 #include "sieve_impl.h"
 
 static const char usage[] =
-    "usage: sieve serve [--profile NAME | --lib PATH.so]   serve protocol v1 on stdin/stdout\n"
+    "usage: sieve serve [--profile NAME] [--rule AXIS=VALUE,...] | --lib PATH.so\n"
+    "                                                      serve protocol v1 on stdin/stdout\n"
     "       sieve run --impl IMPL [options]                put an implementation through the\n"
     "                                                      fixtures (sieve run --help)\n"
-    "       sieve fingerprint --impl IMPL                  the choice it makes on each axis\n"
-    "       sieve diff IMPL_A IMPL_B [--format markdown]   where two implementations differ\n"
+    "       sieve fingerprint --impl IMPL [--profile NAME] [--format json]\n"
+    "                                                      the choice it makes on each axis\n"
+    "       sieve diff IMPL_A IMPL_B [--format markdown|json]\n"
+    "                                                      where two implementations differ\n"
     "       sieve explain CASE_ID | --logits X,Y,... [--profile NAME] [--svg FILE]\n"
     "                                                      the steps of the rule on one row\n"
-    "       sieve profiles                                 the engine profiles and their axes\n"
+    "       sieve profiles [--format json]                 the engine profiles and their axes\n"
+    "       sieve axes [--format json]                     the axes and their values\n"
     "       sieve --version\n"
     "       sieve --help\n"
-    "IMPL: exec:COMMAND, lib:PATH.so or profile:NAME; profiles: sieve profiles\n";
+    "IMPL: exec:COMMAND, lib:PATH.so, profile:NAME or rule:AXIS=VALUE,...\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "sieve: ");
@@ -51,31 +59,123 @@ static const sieve_impl *load_impl(const char *path) {
   *(void **)&get = dlsym(handle, SIEVE_IMPL_SYMBOL);
   const sieve_impl *impl = get ? get() : NULL;
   if (!impl || impl->abi != SIEVE_IMPL_ABI || !impl->name || !impl->version) {
-    fprintf(stderr, "sieve serve: %s does not export %s() returning a sieve_impl of ABI %d\n",
-            path, SIEVE_IMPL_SYMBOL, SIEVE_IMPL_ABI);
+    fprintf(stderr, "sieve serve: %s does not export %s() returning a sieve_impl of ABI %d\n", path,
+            SIEVE_IMPL_SYMBOL, SIEVE_IMPL_ABI);
     return NULL;
   }
   return impl;
 }
 
+/* The rule of --profile (DeepInfer's by default) with --rule's axes set on it, and its name. */
+static int serve_rule(const char *profile, const char *rule_text, sieve_rule *rule, char *name,
+                      size_t len) {
+  const engine_profile *p = profile_find(profile);
+  char err[200];
+  if (!p)
+    return usage_error("serve: unknown profile '%s' (sieve profiles lists them)", profile);
+  *rule = p->rule;
+  if (rule_text && profile_parse_rule(rule_text, rule, err, sizeof err) != 0)
+    return usage_error("serve: %s", err);
+  snprintf(name, len, "%s%s%s", profile, rule_text ? "+" : "", rule_text ? rule_text : "");
+  return 0;
+}
+
 static int cmd_serve(int argc, char **argv) {
-  const char *profile = "deepinfer", *lib = NULL;
+  const char *profile = "deepinfer", *lib = NULL, *rule_text = NULL;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
       profile = argv[++i];
     else if (strncmp(argv[i], "--profile=", 10) == 0)
       profile = argv[i] + 10;
+    else if (strcmp(argv[i], "--rule") == 0 && i + 1 < argc)
+      rule_text = argv[++i];
     else if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc)
       lib = argv[++i];
     else
       return usage_error("serve: unexpected argument '%s'", argv[i]);
   }
-  if (!lib && !sieve_serve_has_profile(profile))
-    return usage_error("serve: unknown profile '%s'", profile);
+  sieve_rule rule;
+  char name[256];
+  if (!lib && serve_rule(profile, rule_text, &rule, name, sizeof name) != 0)
+    return 2;
   if (!lib)
-    return sieve_serve(stdin, stdout, profile);
+    return sieve_serve(stdin, stdout, name, &rule);
   const sieve_impl *impl = load_impl(lib);
   return impl ? sieve_serve_impl(stdin, stdout, impl) : 2;
+}
+
+static int json_format(int argc, char **argv, const char *command) {
+  if (argc == 0)
+    return 0;
+  if (argc == 2 && strcmp(argv[0], "--format") == 0 && strcmp(argv[1], "json") == 0)
+    return 1;
+  if (argc == 2 && strcmp(argv[0], "--format") == 0 && strcmp(argv[1], "text") == 0)
+    return 0;
+  return usage_error("%s takes only --format text|json", command) ? -1 : -1;
+}
+
+static void print_json(cJSON *value) {
+  char *text = cJSON_PrintUnformatted(value);
+  printf("%s\n", text ? text : "null");
+  free(text);
+  cJSON_Delete(value);
+}
+
+/* `sieve profiles`: each profile's choice on every axis with its source. */
+static int print_profiles(int argc, char **argv) {
+  int json = json_format(argc, argv, "profiles");
+  cJSON *all = cJSON_CreateArray();
+  for (const engine_profile *p = profiles; json >= 0 && p->name; p++) {
+    cJSON *one = cJSON_CreateObject(), *axes = cJSON_AddObjectToObject(one, "axes");
+    cJSON_AddStringToObject(one, "name", p->name);
+    cJSON_AddStringToObject(one, "engine", p->engine);
+    if (!json)
+      printf("%-24s %s\n", p->name, p->engine);
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+      const char *value = sieve_axis_value_name(a, sieve_rule_get(&p->rule, a));
+      cJSON *choice = cJSON_AddObjectToObject(axes, sieve_axis_name(a));
+      cJSON_AddStringToObject(choice, "value", value);
+      cJSON_AddStringToObject(choice, "source", p->why[a].source ? p->why[a].source : "");
+      cJSON_AddBoolToObject(choice, "confirmed", p->why[a].confirmed);
+      if (!json)
+        printf("  %-17s %-12s %s%s\n", sieve_axis_name(a), value,
+               p->why[a].confirmed ? "" : "unconfirmed: ", p->why[a].source);
+    }
+    cJSON_AddItemToArray(all, one);
+  }
+  if (json == 1)
+    print_json(all);
+  else
+    cJSON_Delete(all);
+  return json < 0 ? 2 : 0;
+}
+
+/* `sieve axes`: the axes of sieve_rule and their values (oracle/sieve.h, SIEVE_AXES). */
+static int print_axes(int argc, char **argv) {
+  int json = json_format(argc, argv, "axes");
+  cJSON *all = cJSON_CreateArray();
+  for (int a = 0; json >= 0 && a < SIEVE_AXIS_COUNT; a++) {
+    cJSON *one = cJSON_CreateObject(), *values = cJSON_AddArrayToObject(one, "values");
+    cJSON_AddStringToObject(one, "axis", sieve_axis_name(a));
+    cJSON_AddStringToObject(one, "what", sieve_axis_what(a));
+    if (!json)
+      printf("%s: %s\n", sieve_axis_name(a), sieve_axis_what(a));
+    for (int v = 0; v < sieve_axis_values(a); v++) {
+      cJSON *value = cJSON_CreateObject();
+      cJSON_AddStringToObject(value, "name", sieve_axis_value_name(a, v));
+      cJSON_AddStringToObject(value, "what", sieve_axis_value_what(a, v));
+      cJSON_AddItemToArray(values, value);
+      if (!json)
+        printf("  %-12s %s%s\n", sieve_axis_value_name(a, v), sieve_axis_value_what(a, v),
+               v == 0 ? " (DeepInfer)" : "");
+    }
+    cJSON_AddItemToArray(all, one);
+  }
+  if (json == 1)
+    print_json(all);
+  else
+    cJSON_Delete(all);
+  return json < 0 ? 2 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -95,15 +195,10 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "serve") == 0)
     return cmd_serve(argc - 2, argv + 2);
-  if (strcmp(argv[1], "profiles") == 0) {
-    for (const engine_profile *p = profiles; p->name; p++) {
-      printf("%-24s %s\n", p->name, p->engine);
-      for (int a = 0; a < PROFILE_AXES; a++)
-        printf("  %-15s %-11s %s%s\n", axis_names[a], axis_value_name(a, rule_axis(&p->rule, a)),
-               p->why[a].confirmed ? "" : "unconfirmed: ", p->why[a].source);
-    }
-    return 0;
-  }
+  if (strcmp(argv[1], "profiles") == 0)
+    return print_profiles(argc - 2, argv + 2);
+  if (strcmp(argv[1], "axes") == 0)
+    return print_axes(argc - 2, argv + 2);
   if (strcmp(argv[1], "explain") == 0)
     return sieve_explain_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "diff") == 0)

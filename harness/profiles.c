@@ -1,170 +1,436 @@
 /*
- * Engine profiles; see profiles.h. Each choice cites where it was read
- * (2026-11-29); a choice not confirmed from the engine's own source is
- * marked so and keeps the spec's value, never a guess.
+ * Engine profiles; see profiles.h. Each choice cites where it was read or run
+ * (file, function and commit); a choice not confirmed from the engine's own
+ * code says why, and keeps the spec's value, never a guess.
  */
 #include "profiles.h"
 
+#include <stdio.h>
 #include <string.h>
 
-const char *const axis_names[PROFILE_AXES] = {"topp_scope", "boundary", "topk_ties",
-                                              "temperature_at", "t0", "top_k_zero",
-                                              "logprobs", "draw"};
-
-static const char *const value_names[PROFILE_AXES][3] = {
-    {"full", "after_topk", NULL},       {"gt", "ge", NULL},
-    {"by_id", "by_id_desc", "keep_all"}, {"before", "after", NULL},
-    {"clamp", "argmax", "topk1"},       {"error", "off", NULL},
-    {"processed", "scaled", "raw"},     {"hash", "own", NULL}};
-
-const char *axis_value_name(int axis, int value) {
-  if (axis < 0 || axis >= PROFILE_AXES || value < 0 || value >= axis_value_count(axis))
-    return "?";
-  return value_names[axis][value];
-}
-
-int axis_value_count(int axis) {
-  int n = 0;
-  while (n < 3 && value_names[axis][n])
-    n++;
-  return n;
-}
-
-int rule_axis(const sieve_rule *r, int axis) {
-  const int values[PROFILE_AXES] = {r->topp_scope, r->boundary,   r->topk_ties, r->temperature_at,
-                                    r->t0,         r->top_k_zero, r->logprobs,  r->draw};
-  return values[axis];
-}
-
-#define SEEN(src) {src, 1}
-#define UNCONFIRMED(src) {src, 0}
+#define SEEN(src)                                                                                  \
+  { src, 1 }
+#define UNCONFIRMED(why)                                                                           \
+  { why, 0 }
+#define A(axis) [SIEVE_AXIS_##axis]
 
 const engine_profile profiles[] = {
-    {"deepinfer", "DeepInfer, the spec (seed 000)", SIEVE_RULE_DEEPINFER,
-     {SEEN("seed 000:25-28, fused_sample.py:121-150"), SEEN("seed 000:17, fused_sample.py:139"),
-      SEEN("seed 000:16 (stable sort), 000:18"), SEEN("seed 000:15, fused_sample.py:209"),
-      SEEN("seed 000:9, sampling_params.py:76-79"), SEEN("seed 000:32, sampling_params.py:96-99"),
-      SEEN("seed 000:70-72, fused_sample.py:51-52"),
-      SEEN("seed 000:34-50, random_sampling.py:17-20")}},
-    {"numpy-002", "the NumPy sampler of seed 002 (Hugging Face order)",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GT, SIEVE_TIES_KEEP_ALL, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_ARGMAX, SIEVE_K0_OFF, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("seed 002:99-107, 002:164 (top-p on the top-k-filtered logits)"),
-      SEEN("seed 002:102-104 (cum > p, shifted right)"), SEEN("seed 002:89 (strict < keeps ties)"),
-      SEEN("seed 002:55, 002:164"), SEEN("seed 002:48-49 (argmax)"),
-      SEEN("seed 002:78-80 (top_k 0 selects the smallest logit as threshold: nothing removed)"),
-      UNCONFIRMED("seed 002 returns no logprobs"), SEEN("seed 002:18, 002:140 (rng.random)")}},
-    {"sglang-004", "SGLang as seed 004 describes it",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GE, SIEVE_TIES_KEEP_ALL, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_TOPK1, SIEVE_K0_OFF, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("seed 004:261-279, 004:301"), SEEN("seed 004:216-220 (stop once cumsum >= p)"),
-      SEEN("seed 004:170 (x >= threshold)"), SEEN("seed 004:288"),
-      SEEN("seed 004:54-56 (T = 1, top_k = 1)"), SEEN("seed 004:165, 004:290 (top_k > 0)"),
-      UNCONFIRMED("seed 004 does not say"), SEEN("seed 004:297 (multinomial_sample)")}},
-    {"vllm", "vLLM v1 (vllm-project/vllm)",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GE, SIEVE_TIES_KEEP_ALL, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_ARGMAX, SIEVE_K0_ERROR, SIEVE_LP_RAW, SIEVE_DRAW_OWN},
-     {SEEN("vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: softmax of the top-k "
-           "masked logits"),
-      SEEN("same: probs_sum <= 1 - p removed, i.e. mass before >= p"),
-      SEEN("same: logits_sort < k-th value masked, ties kept"),
-      SEEN("vllm/v1/sample/sampler.py Sampler docstring: temperature (7b) before top-k/top-p "
-           "(7d)"),
-      SEEN("vllm/v1/sample/sampler.py docstring 7f: greedy below 1e-5"),
-      UNCONFIRMED("not read"),
-      SEEN("vllm/v1/sample/sampler.py docstring step 1; TopKTopPSampler default logprobs_mode "
-           "raw_logprobs"),
-      SEEN("topk_topp_sampler.py random_sample (torch generators)")}},
-    {"sglang", "SGLang's PyTorch sampler (sgl-project/sglang)",
-     {SIEVE_TOPP_FULL, SIEVE_BOUNDARY_GT, SIEVE_TIES_BY_ID, SIEVE_TEMP_BEFORE, SIEVE_T0_TOPK1,
-      SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch: "
-           "cumsum of the full sorted probabilities"),
-      SEEN("same: (probs_sum - probs_sort) > top_p removed"),
-      UNCONFIRMED("same: rank >= k removed after torch.sort, whose tie order is not stable"),
-      UNCONFIRMED("temperature division before the softmax; not read in this file"),
-      UNCONFIRMED("SamplingParams.normalize as seed 004:54-56 describes; not read"),
-      UNCONFIRMED("not read"), UNCONFIRMED("not read"),
-      SEEN("same: torch.multinomial")}},
-    {"hf-transformers", "Hugging Face transformers generate() warpers",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GE, SIEVE_TIES_KEEP_ALL, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_ARGMAX, SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {UNCONFIRMED("warper order temperature, top-k, top-p per seed 002:166; not read from "
-                  "generation/utils.py"),
-      SEEN("src/transformers/generation/logits_process.py TopPLogitsWarper: cumulative_probs "
-           "<= 1 - top_p removed"),
-      SEEN("same file, TopKLogitsWarper: scores < k-th value removed, ties kept"),
-      UNCONFIRMED("order of warpers not read from the source"),
-      UNCONFIRMED("greedy decoding when do_sample is off; not read"),
-      SEEN("same file, TopKLogitsWarper: top_k <= 0 raises ValueError"),
-      UNCONFIRMED("not read"), UNCONFIRMED("torch.multinomial; not read")}},
-    {"llama.cpp", "llama.cpp default sampler chain (ggml-org/llama.cpp)",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GE, SIEVE_TIES_BY_ID, SIEVE_TEMP_AFTER,
-      SIEVE_T0_ARGMAX, SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("src/llama-sampling.cpp llama_sampler_top_p_apply: softmax over the candidates "
-           "top-k left"),
-      SEEN("same: stops once cum_sum >= p, keeping that token"),
-      UNCONFIRMED("top-k by partial sort: tie order not specified"),
-      SEEN("common/common.h common_params_sampling::samplers: temperature last"),
-      UNCONFIRMED("llama_sampler_temp_impl: argmax at temp <= 0, read in notes, not source"),
-      UNCONFIRMED("not read"), UNCONFIRMED("not read"),
-      SEEN("dist sampler: its own RNG")}},
-    {"mlx-lm", "MLX-LM make_sampler (ml-explore/mlx-lm)",
-     {SIEVE_TOPP_FULL, SIEVE_BOUNDARY_GE, SIEVE_TIES_BY_ID, SIEVE_TEMP_AFTER, SIEVE_T0_ARGMAX,
-      SIEVE_K0_OFF, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("mlx_lm/sample_utils.py make_sampler: top-p first, then min-p, then top-k on what "
-           "is left"),
-      SEEN("same file, apply_top_p: keeps cumulative (ascending) > 1 - top_p, i.e. removes "
-           "when the mass before >= top_p"),
-      UNCONFIRMED("apply_top_k uses argpartition: tie order not specified"),
-      SEEN("same file, categorical_sampling: logprobs * (1 / temp) after the filters"),
-      SEEN("make_sampler: temp == 0 returns argmax"), SEEN("make_sampler: top_k > 0 only"),
-      UNCONFIRMED("not read"), SEEN("mx.random.categorical")}},
-    {"ollama", "Ollama's Go sampler (ollama/ollama)",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GT, SIEVE_TIES_BY_ID, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_ARGMAX, SIEVE_K0_OFF, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {UNCONFIRMED("top-k, temperature, softmax, top-p in sample/samplers.go; not read"),
-      SEEN("sample/transforms.go topP: cuts once the running sum > p, keeping that token"),
-      UNCONFIRMED("sample/transforms.go topK: a heap, tie order not specified"),
-      UNCONFIRMED("order in sample/samplers.go not read"),
-      UNCONFIRMED("greedy at temperature 0; not read"),
-      SEEN("sample/transforms.go topK: k <= 0 keeps every token"), UNCONFIRMED("not read"),
-      UNCONFIRMED("its own random source; not read")}},
-    {"tensorrt-llm", "TensorRT-LLM top-k/top-p sampling kernel (NVIDIA/TensorRT-LLM)",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GE, SIEVE_TIES_BY_ID, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_CLAMP, SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("cpp/tensorrt_llm/kernels/samplingTopKKernels.cu, stage-2 top-k sampling: u * top_p "
-           "* (sum over the top k), so top-p on the top-k-renormalized mass"),
-      SEEN("same: walks the top k subtracting each probability and stops at randNum <= 0, so a "
-           "token is reachable while the mass before it is < top_p"),
-      UNCONFIRMED("block max-reduction: tie order not specified"),
-      UNCONFIRMED("temperature is applied by the logits processing before; not read"),
-      UNCONFIRMED("not read"), UNCONFIRMED("not read"), UNCONFIRMED("not read"),
-      SEEN("same: curand_uniform")}},
-    {"flashinfer-top-k-first", "FlashInfer top_k_top_p_sampling, filter_apply_order=top_k_first",
-     {SIEVE_TOPP_AFTER_TOPK, SIEVE_BOUNDARY_GT, SIEVE_TIES_BY_ID, SIEVE_TEMP_BEFORE,
-      SIEVE_T0_CLAMP, SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("flashinfer/sampling.py top_k_top_p_sampling_from_logits: top_k_first renormalizes "
-           "over the top k before top-p (as its callers document)"),
-      UNCONFIRMED("kernel boundary not read"), UNCONFIRMED("kernel tie order not read"),
-      UNCONFIRMED("temperature is the caller's"), UNCONFIRMED("the caller's"),
-      UNCONFIRMED("not read"), UNCONFIRMED("returns tokens only"),
-      SEEN("seed/offset Philox generator")}},
-    {"flashinfer-joint", "FlashInfer top_k_top_p_sampling, filter_apply_order=joint",
-     {SIEVE_TOPP_FULL, SIEVE_BOUNDARY_GT, SIEVE_TIES_BY_ID, SIEVE_TEMP_BEFORE, SIEVE_T0_CLAMP,
-      SIEVE_K0_ERROR, SIEVE_LP_PROCESSED, SIEVE_DRAW_OWN},
-     {SEEN("flashinfer/sampling.py: joint measures top-p on the full distribution (as SGLang's "
-           "renorm_top_k_top_p documents)"),
-      UNCONFIRMED("kernel boundary not read"), UNCONFIRMED("kernel tie order not read"),
-      UNCONFIRMED("temperature is the caller's"), UNCONFIRMED("the caller's"),
-      UNCONFIRMED("not read"), UNCONFIRMED("returns tokens only"),
-      SEEN("seed/offset Philox generator")}},
-    {NULL, NULL, SIEVE_RULE_DEEPINFER, {{NULL, 0}}},
+    {"deepinfer",
+     "DeepInfer, the spec (seed 000)",
+     {0},
+     {A(RANK_KEY) = SEEN(
+          "seed 000:16: rank by p, ties in token order (fused_sample.py sorts the probabilities)"),
+      A(TOPP_SCOPE) = SEEN("seed 000:25-28, fused_sample.py:121-150"),
+      A(BOUNDARY) = SEEN("seed 000:17, fused_sample.py:139"),
+      A(TOPP_TIES) = SEEN("seed 000:16 (stable sort, ties in token order), 000:17"),
+      A(TOPK_TIES) = SEEN("seed 000:16 (stable sort), 000:18"),
+      A(TEMPERATURE_AT) = SEEN("seed 000:15, fused_sample.py:209"),
+      A(T0_BELOW) = SEEN("seed 000:9, sampling_params.py:76-79 (T < 1e-5)"),
+      A(T0) = SEEN("seed 000:9, sampling_params.py:76-79"),
+      A(TEMPERATURE_FLOOR) = SEEN("seed 000:9 (only the 1e-5 clamp)"),
+      A(TOP_K_ZERO) = SEEN("seed 000:32, sampling_params.py:96-99"),
+      A(TOP_K_MINUS_ONE) = SEEN("seed 000:32 (-1 is off)"),
+      A(TOPP_ONE) = SEEN("seed 000:17 (top_p = 1 removes nothing)"),
+      A(LOGPROBS) = SEEN("seed 000:70-72, fused_sample.py:51-52"),
+      A(DRAW) = SEEN("seed 000:34-50, random_sampling.py:17-20")}},
+    {"numpy-002",
+     "the NumPy sampler of seed 002 (Hugging Face order)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("seed 002:99: np.argsort(logits)"),
+      A(TOPP_SCOPE) = SEEN("seed 002:99-107, 002:164 (top-p on the top-k-filtered logits)"),
+      A(BOUNDARY) = SEEN("seed 002:102-104 (cum > p, shifted right)"),
+      A(TOPP_TIES) = SEEN("seed 002:99: np.argsort(logits)[:, ::-1], ascending then reversed, so "
+                          "the highest tied ids come first (numpy sorts short rows by insertion, "
+                          "which is stable)"),
+      A(TOPK_TIES) = SEEN("seed 002:89 (strict < keeps ties)"),
+      A(TEMPERATURE_AT) = SEEN("seed 002:55, 002:164"),
+      A(T0_BELOW) = SEEN("seed 002:48 (temperature == 0)"), A(T0) = SEEN("seed 002:48-49 (argmax)"),
+      A(TEMPERATURE_FLOOR) = SEEN("seed 002:55 (logits / temperature, no floor)"),
+      A(TOP_K_ZERO) = SEEN("seed 002:78-80 (top_k 0: nothing removed)"),
+      A(TOP_K_MINUS_ONE) = UNCONFIRMED("seed 002 does not say what a negative top_k does"),
+      A(TOPP_ONE) = SEEN("seed 002:99 (top_p >= 1 returns the logits)"),
+      A(LOGPROBS) = UNCONFIRMED("seed 002 returns no logprobs"),
+      A(DRAW) = SEEN("seed 002:18, 002:140 (rng.random)")}},
+    {"vllm",
+     "vLLM v1, its PyTorch sampler (vllm-project/vllm v0.19.0, 2a69949)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0 = SIEVE_T0_ARGMAX,
+      .temperature_floor = SIEVE_TEMPERATURE_FLOOR_CENTI,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .logprobs = SIEVE_LOGPROBS_RAW,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("apply_top_k_top_p_pytorch: logits.sort(); run: (0,-1000,-2000,-1500) "
+                         "top_k 3 keeps {0,1,3}"),
+      A(TOPP_SCOPE) = SEEN("vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p_pytorch: "
+                           "softmax of the top-k masked logits (2a69949, run: "
+                           "harness/adapters/engines/vllm_adapter.py)"),
+      A(BOUNDARY) = SEEN("same: ascending cumsum <= 1 - p removed; run: 4 equal at 0.5 keep 2"),
+      A(TOPP_TIES) = SEEN("same: the ascending sort's last tokens stay; run: {2,3}"),
+      A(TOPK_TIES) = SEEN("same: logits < the k-th value masked; run: {1,3,4}"),
+      A(TEMPERATURE_AT) = SEEN("vllm/v1/sample/sampler.py Sampler.apply_temperature before "
+                               "TopKTopPSampler"),
+      A(T0_BELOW) = SEEN("vllm/sampling_params.py SamplingParams.__post_init__: the 0.01 floor "
+                         "first, so only T = 0 is greedy; T < 0 raises"),
+      A(T0) = SEEN("same: greedy (top_p 1, top_k 0); Sampler.greedy_sample, the first maximum"),
+      A(TEMPERATURE_FLOOR) = SEEN("same: 0 < T < _MAX_TEMP (0.01) becomes 0.01"),
+      A(TOP_K_ZERO) = SEEN("same, _verify_args: 0 (or -1) disables top-k"),
+      A(TOP_K_MINUS_ONE) = SEEN("same: -1 accepted as off; -2 raises"),
+      A(TOPP_ONE) = SEEN("vllm/v1/sample/sampler.py: top_p 1 builds no top-p tensor; run: 32000 "
+                         "of 32000 kept"),
+      A(LOGPROBS) = SEEN("vllm/v1/sample/sampler.py: logprobs_mode defaults to raw_logprobs"),
+      A(DRAW) = SEEN("topk_topp_sampler.py random_sample: exponential race on torch "
+                     "generators")}},
+    {"sglang",
+     "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
+     {.t0_below = SIEVE_T0_BELOW_MICRO,
+      .t0 = SIEVE_T0_TOPK1,
+      .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
+      .logprobs = SIEVE_LOGPROBS_SCALED,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN(
+          "top_k_top_p_min_p_sampling_from_probs_torch: probs.sort() of the float32 probabilities"),
+      A(TOPP_SCOPE) = SEEN("python/sglang/srt/layers/sampler.py "
+                           "top_k_top_p_min_p_sampling_from_probs_torch: cumsum of the full "
+                           "sorted probabilities (15a4398, run: "
+                           "harness/adapters/engines/sglang_adapter.py)"),
+      A(BOUNDARY) = SEEN("same: (probs_sum - probs_sort) > top_p removed"),
+      A(TOPP_TIES) = SEEN("same: torch.sort(descending=True), not stable by contract; on CPU it "
+                          "gave id order in every run here"),
+      A(TOPK_TIES) = SEEN("same: rank >= k removed after that sort; run: {1,3}"),
+      A(TEMPERATURE_AT) = SEEN("sampler.py Sampler.forward: logits.div_(temperatures) before the "
+                               "softmax"),
+      A(T0_BELOW) = SEEN("python/sglang/srt/sampling/sampling_params.py: _SAMPLING_EPS = 1e-6"),
+      A(T0) = SEEN("same, SamplingParams.__post_init__: T = 1, top_k = 1"),
+      A(TEMPERATURE_FLOOR) = SEEN("same: no floor"),
+      A(TOP_K_ZERO) = SEEN("same, verify: top_k must be -1 (disable) or at least 1"),
+      A(TOP_K_MINUS_ONE) = SEEN("same: -1 becomes TOP_K_ALL"),
+      A(TOPP_ONE) = SEEN("sampler.py: with a top-k set the function runs at top_p 1; run: 28024 "
+                         "of 32000 kept on a peaked row (torch's float32 softmax and cumsum)"),
+      A(LOGPROBS) = SEEN("sampler.py Sampler.forward: torch.log(probs) after temperature, before "
+                         "the filters (SGLANG_RETURN_ORIGINAL_LOGPROB gives raw)"),
+      A(DRAW) = SEEN("sampler.py: multinomial_with_seed")}},
+    {"hf-transformers",
+     "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0 = SIEVE_T0_REJECT,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("logits_process.py: TopKLogitsWarper torch.topk(scores), TopPLogitsWarper "
+                         "torch.sort(scores)"),
+      A(TOPP_SCOPE) = SEEN("src/transformers/generation/utils.py _get_logits_processor: "
+                           "temperature, top-k, then top-p (c49429e, run: "
+                           "harness/adapters/engines/hf_transformers_adapter.py)"),
+      A(BOUNDARY) = SEEN("generation/logits_process.py TopPLogitsWarper: cumulative_probs <= "
+                         "1 - top_p removed"),
+      A(TOPP_TIES) = SEEN("same: the ascending sort's last tokens stay; run: {2,3}"),
+      A(TOPK_TIES) = SEEN("same file, TopKLogitsWarper: scores < the k-th value removed"),
+      A(TEMPERATURE_AT) = SEEN("_get_logits_processor: TemperatureLogitsWarper first"),
+      A(T0_BELOW) = SEEN("generation/configuration_utils.py: T must be strictly positive "
+                         "(negatives too are rejected)"),
+      A(T0) = SEEN("TemperatureLogitsWarper: T = 0 raises ValueError (set do_sample=False)"),
+      A(TEMPERATURE_FLOOR) = SEEN("no floor: T = 1e-7 divides by 1e-7"),
+      A(TOP_K_ZERO) = SEEN("_get_logits_processor: no TopKLogitsWarper at top_k 0"),
+      A(TOP_K_MINUS_ONE) = SEEN("TopKLogitsWarper: top_k has to be a strictly positive integer"),
+      A(TOPP_ONE) = SEEN("_get_logits_processor: no TopPLogitsWarper at top_p 1"),
+      A(LOGPROBS) = SEEN("none by default; compute_transition_scores(normalize_logits=True) "
+                         "gives the processed logprobs"),
+      A(DRAW) = SEEN("utils.py _sample: torch.multinomial")}},
+    {"transformers.js",
+     "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_IGNORED,
+      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) =
+          SEEN("logits_sampler.js MultinomialSampler.sample: topk of the logits; run: {0,1,3}"),
+      A(TOPP_SCOPE) = SEEN("src/models/modeling_utils.js _get_logits_processor: the top-p warper "
+                           "is commented out, and TopPLogitsWarper "
+                           "(src/generation/logits_process.js) has no _call"),
+      A(BOUNDARY) = UNCONFIRMED("not applicable: top-p is not applied"),
+      A(TOPP_TIES) = UNCONFIRMED("not applicable: top-p is not applied"),
+      A(TOPK_TIES) = SEEN("src/generation/logits_sampler.js MultinomialSampler.sample: topk, an "
+                          "ONNX TopK (lower index first among equals); run: {1,3}, {0,3}"),
+      A(TEMPERATURE_AT) = SEEN("_get_logits_processor: TemperatureLogitsWarper before the "
+                               "sampler's top-k (no top-p for it to move)"),
+      A(T0_BELOW) = SEEN("modeling_utils.js: temperature === 0 && do_sample switches do_sample "
+                         "off; other temperatures, negative ones too, divide"),
+      A(T0) = SEEN("logits_sampler.js LogitsSampler.getSampler: GreedySampler, the first "
+                   "maximum"),
+      A(TEMPERATURE_FLOOR) = SEEN("TemperatureLogitsWarper: no floor"),
+      A(TOP_K_ZERO) = SEEN("MultinomialSampler: k = V unless top_k > 0"),
+      A(TOP_K_MINUS_ONE) = SEEN("same: top_k > 0 only"),
+      A(TOPP_ONE) = SEEN("not applied, so top_p = 1 removes nothing"),
+      A(LOGPROBS) = SEEN("MultinomialSampler.sample returns log(softmax over the top k of the "
+                         "scaled logits)"),
+      A(DRAW) = SEEN("src/utils/random.js _weightedIndex, its own generator")}},
+    {"sglang-004",
+     "SGLang as seed 004 describes it",
+     {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .t0 = SIEVE_T0_TOPK1,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("seed 004:211: sorted(range(len(probs)), key=probs)"),
+      A(TOPP_SCOPE) = SEEN("seed 004:261-279, 004:301"),
+      A(BOUNDARY) = SEEN("seed 004:216-220 (stop once cumsum >= p)"),
+      A(TOPP_TIES) = SEEN("seed 004:211 (Python's sorted is stable: ties in id order)"),
+      A(TOPK_TIES) = SEEN("seed 004:170 (x >= threshold)"),
+      A(TEMPERATURE_AT) = SEEN("seed 004:288"),
+      A(T0_BELOW) = UNCONFIRMED("seed 004:54 names _SAMPLING_EPS without its value; the spec's "
+                                "1e-5 is kept"),
+      A(T0) = SEEN("seed 004:54-56 (T = 1, top_k = 1)"),
+      A(TEMPERATURE_FLOOR) = SEEN("seed 004:54-56 (no other clamp)"),
+      A(TOP_K_ZERO) = SEEN("seed 004:165, 004:290 (top_k > 0)"),
+      A(TOP_K_MINUS_ONE) = SEEN("seed 004:165 (k <= 0 is no filter)"),
+      A(TOPP_ONE) = UNCONFIRMED("seed 004 does not say what top_p = 1 does"),
+      A(LOGPROBS) = UNCONFIRMED("seed 004 does not say which logprobs are returned"),
+      A(DRAW) = SEEN("seed 004:297 (multinomial_sample)")}},
+    {"llama.cpp",
+     "llama.cpp's default sampler chain (ggml-org/llama.cpp, tag v0.4.0 as node-llama-cpp 3.21.1 "
+     "bundles it)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
+      .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .temperature_at = SIEVE_TEMPERATURE_AT_AFTER,
+      .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("src/llama-sampler.cpp: candidates sorted by logit; run: {0,1,3}"),
+      A(TOPP_SCOPE) = SEEN("src/llama-sampler.cpp llama_sampler_top_p_apply: softmax over the "
+                           "candidates top-k left; common/common.h samplers: top_k before top_p "
+                           "(80fb11a, the v0.4.0 bundle of node-llama-cpp 3.21.1)"),
+      A(BOUNDARY) = SEEN("same: keeps up to and including the token where cum_sum >= p"),
+      A(TOPP_TIES) = SEEN("same: candidates ordered by std::partial_sort or a bucket std::sort, "
+                          "neither stable; run: 4 equal at top_p 0.5 keep {1,3}"),
+      A(TOPK_TIES) = SEEN("src/llama-sampler.cpp llama_sampler_top_k_impl: partial_sort_inplace, "
+                          "exactly k, unstable"),
+      A(TEMPERATURE_AT) = SEEN("common/common.h common_params_sampling::samplers: temperature "
+                               "last"),
+      A(T0_BELOW) = SEEN("src/llama-sampler.cpp llama_sampler_temp_impl: temp <= 0"),
+      A(T0) = SEEN("same: the maximum alone (the first in the array's current order)"),
+      A(TEMPERATURE_FLOOR) = SEEN("llama_sampler_temp_impl: no floor"),
+      A(TOP_K_ZERO) = SEEN("llama_sampler_top_k_impl: k <= 0 returns, nothing removed"),
+      A(TOP_K_MINUS_ONE) = SEEN("same: k <= 0"),
+      A(TOPP_ONE) = SEEN("llama_sampler_top_p_apply: p >= 1 returns"),
+      A(LOGPROBS) = SEEN("the chain's own probabilities: cur_p after dist holds the softmax of "
+                         "the kept candidates at their final logits (tools/server returns these "
+                         "with post_sampling_probs; without it, its default, the softmax of the "
+                         "raw logits)"),
+      A(DRAW) = SEEN("llama_sampler_dist_apply: std::mt19937")}},
+    {"mlx-lm",
+     "MLX-LM make_sampler (ml-explore/mlx-lm)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
+      .temperature_at = SIEVE_TEMPERATURE_AT_AFTER,
+      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .logprobs = SIEVE_LOGPROBS_RAW,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN(
+          "sample_utils.py: argsort / argpartition of the logprobs, which keep the logit order"),
+      A(TOPP_SCOPE) = SEEN("mlx_lm/sample_utils.py make_sampler: top-p, min-p, xtc, then top-k, "
+                           "all on the full logprobs (d78bf58)"),
+      A(BOUNDARY) = SEEN("same file, apply_top_p: keeps ascending inclusive cumsum > 1 - top_p"),
+      A(TOPP_TIES) = SEEN("apply_top_p: mx.argsort ascending is stable (ml-explore/mlx 846d176, "
+                          "std::stable_sort / Metal merge sort), so the highest ids stay"),
+      A(TOPK_TIES) = SEEN("apply_top_k: argpartition(-logprobs), ordered by (value, index) on "
+                          "CPU; Metal uses the stable sort"),
+      A(TEMPERATURE_AT) = SEEN("categorical_sampling: logits * (1 / temp) after the filters"),
+      A(T0_BELOW) = SEEN("make_sampler: temp == 0 (negative T is not rejected there)"),
+      A(T0) = SEEN("make_sampler: mx.argmax, the first maximum"),
+      A(TEMPERATURE_FLOOR) = SEEN("make_sampler: none"),
+      A(TOP_K_ZERO) = SEEN("make_sampler: top_k > 0 only"),
+      A(TOP_K_MINUS_ONE) = SEEN("make_sampler: top_k > 0 only (server.py rejects -1)"),
+      A(TOPP_ONE) = SEEN("make_sampler: top-p only when 0 < top_p < 1"),
+      A(LOGPROBS) = SEEN("generate.py generate_step: logits - logsumexp(logits), before the "
+                         "sampler"),
+      A(DRAW) = SEEN("mx.random.categorical")}},
+    {"ollama",
+     "Ollama's Go sampler (ollama/ollama sample/, f63eea3; removed in 9db4bdb, after which GGML "
+     "models use llama.cpp's chain)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
+      .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .logprobs = SIEVE_LOGPROBS_RAW,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("sample/transforms.go: topK and topP order tokens by logit (the softmax "
+                         "runs after top-k)"),
+      A(TOPP_SCOPE) = SEEN("sample/samplers.go Sampler.sample: topK, temperature, softmax over "
+                           "the k kept, topP (f63eea3)"),
+      A(BOUNDARY) = SEEN("sample/transforms.go topP: returns ts[:i+1] once sum > p"),
+      A(TOPP_TIES) = SEEN("same: order from container/heap or slices.SortFunc, neither stable"),
+      A(TOPK_TIES) = SEEN("sample/transforms.go topK: a min-heap replacing on strict >; [1,1,1,2] "
+                          "with k 2 keeps {1,3}"),
+      A(TEMPERATURE_AT) = SEEN("sample/samplers.go: temperature before softmax and topP"),
+      A(T0_BELOW) = SEEN("sample/samplers.go NewSampler: temperature < 0 becomes 0, greedy"),
+      A(T0) = SEEN("sample/samplers.go greedy: strict > in id order, the lowest id"),
+      A(TEMPERATURE_FLOOR) = SEEN("sample/transforms.go temperature: max(T, 1e-7), below every "
+                                  "temperature the t0 rule leaves"),
+      A(TOP_K_ZERO) = SEEN("sample/transforms.go topK: k <= 0 sorts only"),
+      A(TOP_K_MINUS_ONE) = SEEN("same: k <= 0"),
+      A(TOPP_ONE) = SEEN("sample/transforms.go topP: p == 1 returns"),
+      A(LOGPROBS) = SEEN("runner/common/logprob.go CalculateLogprobs: log-softmax of the raw "
+                         "logits"),
+      A(DRAW) = SEEN("sample/samplers.go: rand/v2 PCG")}},
+    {"tensorrt-llm",
+     "TensorRT-LLM's PyTorch TorchSampler on its FlashInfer path (NVIDIA/TensorRT-LLM; the "
+     "default sampler_type=auto)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_ALL,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
+      .logprobs = SIEVE_LOGPROBS_RAW,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = UNCONFIRMED("FlashInfer's top_k_mask_logits compares logits; its top-p kernel "
+                                "compares probabilities (read, not run)"),
+      A(TOPP_SCOPE) = SEEN("tensorrt_llm/_torch/pyexecutor/sampling_utils_flashinfer.py: "
+                           "top_k_top_p_sampling_from_logits(..., \"top_k_first\") (490c756)"),
+      A(BOUNDARY) = SEEN("FlashInfer's kernel: a token stays while the mass strictly above it "
+                         "is < top_p (see flashinfer-top-k-first); the torch fallback of "
+                         "sampling_utils.py (053c42c) is gt"),
+      A(TOPP_TIES) = SEEN("FlashInfer's pivot compares by value: tied tokens stay or go "
+                          "together"),
+      A(TOPK_TIES) = SEEN("FlashInfer's top-k mask keeps >= pivot; the torch fallback's "
+                          "logits < kth also keeps ties"),
+      A(TEMPERATURE_AT) = SEEN("sampling_utils.py: logits / T before the filters"),
+      A(T0_BELOW) = SEEN("sampling_utils.py params_imply_greedy_decoding: T == 0 (T < 0 raises)"),
+      A(T0) = SEEN("same: torch.argmax, the first maximum. The C++ decoder (samplingTopKKernels"
+                   ".cu 0396172, penaltyKernels.cu 249d93d) has no t0 rule: 1 / (T + 1e-6)"),
+      A(TEMPERATURE_FLOOR) = SEEN("sampling_utils.py: no floor (the torch fallback uses "
+                                  "max(T, 1e-5))"),
+      A(TOP_K_ZERO) = SEEN("sampling_utils.py: top_k or vocab_size"),
+      A(TOP_K_MINUS_ONE) = SEEN("sampling_params.py: a negative top_k raises ValueError"),
+      A(TOPP_ONE) = SEEN("sampling_utils.py: top-p only when top_p < 1"),
+      A(LOGPROBS) = UNCONFIRMED("raw per the API docs and PR #9675 (logprobs_mode "
+                                "LogprobMode.RAW); the enum's own file was not read"),
+      A(DRAW) = SEEN("FlashInfer's Philox generator")}},
+    {"flashinfer-top-k-first",
+     "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
+     "(flashinfer-ai/flashinfer)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_ALL,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = UNCONFIRMED(
+          "top_k_mask_logits compares logits, then top-p on probabilities (read, not run)"),
+      A(TOPP_SCOPE) = SEEN("flashinfer/sampling.py: top_k_mask_logits, softmax, then "
+                           "TopPSamplingFromProbKernel (fb28d72)"),
+      A(BOUNDARY) = SEEN("include/flashinfer/sampling.cuh: a token is accepted when the mass "
+                         "strictly greater than it is < top_p"),
+      A(TOPP_TIES) = SEEN("same: the pivot is compared by value, so tied tokens pass together"),
+      A(TOPK_TIES) = SEEN("top_k_mask_logits keeps >= pivot (the radix fast path for scalar k "
+                          "<= 256 and vocab >= 65536 keeps exactly k, unspecified)"),
+      A(TEMPERATURE_AT) = UNCONFIRMED("not applicable: no temperature argument, the caller "
+                                      "scales the logits"),
+      A(T0_BELOW) = UNCONFIRMED("not applicable: the caller's"),
+      A(T0) = UNCONFIRMED("not applicable: the caller's"),
+      A(TEMPERATURE_FLOOR) = UNCONFIRMED("not applicable: the caller's"),
+      A(TOP_K_ZERO) = UNCONFIRMED("neither value: k = 0 is not validated and masks every logit "
+                                  "(read, not run)"),
+      A(TOP_K_MINUS_ONE) = SEEN("-1 wraps to a uint32 >= vocab: off"),
+      A(TOPP_ONE) = SEEN("sampling.cuh: the kernel still runs at top_p = 1, comparing a float32 "
+                         "sum with 1.0f"),
+      A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
+      A(DRAW) = SEEN("curand Philox, rejection sampling")}},
+    {"flashinfer-joint",
+     "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=joint "
+     "(flashinfer-ai/flashinfer)",
+     {.boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_ALL,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = UNCONFIRMED("the joint kernel compares float32 probabilities (read, not run)"),
+      A(TOPP_SCOPE) = SEEN("flashinfer/sampling.py: TopKTopPSamplingFromProbKernel on "
+                           "softmax(logits), top-p on the full distribution (fb28d72)"),
+      A(BOUNDARY) = SEEN("include/flashinfer/sampling.cuh: mass strictly greater < top_p"),
+      A(TOPP_TIES) = SEEN("same: tied tokens pass together"),
+      A(TOPK_TIES) = SEEN("same: the count strictly greater < k keeps ties"),
+      A(TEMPERATURE_AT) = UNCONFIRMED("not applicable: the caller scales the logits"),
+      A(T0_BELOW) = UNCONFIRMED("not applicable: the caller's"),
+      A(T0) = UNCONFIRMED("not applicable: the caller's"),
+      A(TEMPERATURE_FLOOR) = UNCONFIRMED("not applicable: the caller's"),
+      A(TOP_K_ZERO) = UNCONFIRMED("neither value: k = 0 never accepts and returns token 0 with "
+                                  "valid = false (read, not run)"),
+      A(TOP_K_MINUS_ONE) = SEEN("-1 wraps to a uint32 >= vocab: off"),
+      A(TOPP_ONE) = SEEN("sampling.cuh: the kernel compares a float32 sum with 1.0f at "
+                         "top_p = 1"),
+      A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
+      A(DRAW) = SEEN("curand Philox, rejection sampling")}},
+    {NULL, NULL, {0}, {{NULL, 0}}},
 };
 
 const engine_profile *profile_find(const char *name) {
-  for (const engine_profile *p = profiles; p->name; p++)
+  for (const engine_profile *p = profiles; name && p->name; p++)
     if (strcmp(p->name, name) == 0)
       return p;
   return NULL;
+}
+
+/* One "axis=value" of `len` characters onto the rule. */
+static int parse_choice(const char *text, size_t len, sieve_rule *rule, char *err, size_t err_len) {
+  char choice[96];
+  snprintf(choice, sizeof choice, "%.*s", (int)len, text);
+  char *eq = strchr(choice, '=');
+  if (eq)
+    *eq = '\0';
+  int axis = sieve_axis_find(choice);
+  int value = eq && axis >= 0 ? sieve_axis_value_find(axis, eq + 1) : SIEVE_ERULE;
+  if (axis < 0 || value < 0) {
+    snprintf(err, err_len, "--rule: %s '%s'%s", axis < 0 ? "no axis" : "no value",
+             axis < 0 ? choice
+             : eq     ? eq + 1
+                      : "",
+             axis < 0 ? " (sieve axes lists them)" : " of that axis (sieve axes)");
+    return -1;
+  }
+  return sieve_rule_set(rule, axis, value);
+}
+
+int profile_parse_rule(const char *text, sieve_rule *rule, char *err, size_t len) {
+  while (text && *text) {
+    size_t n = strcspn(text, ",");
+    if (parse_choice(text, n, rule, err, len) != 0)
+      return -1;
+    text += n + (text[n] == ',');
+  }
+  return 0;
 }

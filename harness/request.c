@@ -55,8 +55,10 @@ int req_fail_code(req_error *e, int code, const char *path) {
       field = code_kinds[i].field;
     }
   if (strcmp(sieve_err_name(code), "SIEVE_UNKNOWN") == 0) /* only a library under test */
-    req_fail(e, kind, field, "%s%sthe implementation returned %d, which is no SIEVE_E* code "
-             "(harness/sieve_impl.h)", path, *path ? ": " : "", code);
+    req_fail(e, kind, field,
+             "%s%sthe implementation returned %d, which is no SIEVE_E* code "
+             "(harness/sieve_impl.h)",
+             path, *path ? ": " : "", code);
   else
     req_fail(e, kind, field, "%s%s%s", path, *path ? ": " : "", sieve_strerror(code));
   e->code = sieve_err_name(code);
@@ -166,20 +168,26 @@ static int param_number(const cJSON *obj, const char *key, const char *path, dou
   return 0;
 }
 
-/* top_k as a 64-bit integer; values beyond int64 saturate and are rejected by the oracle. */
+/* top_k as a 64-bit integer; values beyond int64 saturate and are rejected by the oracle. Left
+ * out, it is SIEVE_TOP_K_UNSET: off under every rule, even one that rejects an explicit -1. */
 static int param_top_k(const cJSON *obj, const char *path, int64_t *out, req_error *e) {
-  double d = (double)*out;
+  double d = 0.0;
+  if (!req_get(obj, "top_k")) {
+    *out = SIEVE_TOP_K_UNSET;
+    return 0;
+  }
   if (param_number(obj, "top_k", path, &d, e) != 0)
     return -1;
   if (!isfinite(d) || d != floor(d))
     return req_fail_code(e, SIEVE_ETOPK, path);
-  *out = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d;
+  *out = d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN + 1 : (int64_t)d;
   return 0;
 }
 
 int req_params(const cJSON *item, const char *path, sieve_params *out, req_error *e) {
   static const char *const keys[] = {"temperature", "top_p", "top_k", NULL};
   *out = (sieve_params)SIEVE_PARAMS_DEFAULT;
+  out->top_k = SIEVE_TOP_K_UNSET;
   if (!item)
     return 0;
   if (req_check_keys(item, keys, path, e) != 0)
@@ -191,9 +199,8 @@ int req_params(const cJSON *item, const char *path, sieve_params *out, req_error
 }
 
 /* Reads a JSON array of numbers (null allowed when `null_value` is given) into doubles. */
-static int number_array(const cJSON *item, const char *path, const char *field,
-                        const char *kind, const double *null_value, double **out, size_t *n,
-                        req_error *e) {
+static int number_array(const cJSON *item, const char *path, const char *field, const char *kind,
+                        const double *null_value, double **out, size_t *n, req_error *e) {
   if (!cJSON_IsArray(item))
     return req_fail(e, kind, field, "%s must be an array of numbers", path);
   size_t count = (size_t)cJSON_GetArraySize(item);
@@ -230,8 +237,8 @@ int req_logits(const cJSON *item, const char *path, float **out, size_t *vocab, 
   for (size_t i = 0; i < *vocab; i++) {
     row[i] = (float)values[i];
     if (isinf(row[i]) && !isinf(values[i])) {
-      req_fail(e, SIEVE_KIND_LOGITS, "logits", "%s[%zu] = %.17g is outside the float32 range",
-               path, i, values[i]);
+      req_fail(e, SIEVE_KIND_LOGITS, "logits", "%s[%zu] = %.17g is outside the float32 range", path,
+               i, values[i]);
       free(values);
       free(row);
       return -1;

@@ -321,8 +321,9 @@ static void set_precision(run_report *report, const run_options *opt, int declar
   report->precision = opt->precision >= 0 ? opt->precision
                       : declared >= 0     ? declared
                                           : SIEVE_PRECISION_FLOAT32;
-  report->precision_source = opt->precision >= 0 ? "--precision" : declared >= 0 ? "hello"
-                                                                                : "default";
+  report->precision_source = opt->precision >= 0 ? "--precision"
+                             : declared >= 0     ? "hello"
+                                                 : "default";
 }
 
 /* hello's "precision"; an unknown declaration is a harness error. */
@@ -339,7 +340,8 @@ static int declared_precision(const run_options *opt, run_report *report, const 
   return 0;
 }
 
-static int hello(const run_options *opt, run_report *report, cJSON **ops, char *err,
+/* Asks hello; *answer keeps the answer (its ops, engine options and rng) for skip_unsupported. */
+static int hello(const run_options *opt, run_report *report, cJSON **answer_out, char *err,
                  size_t err_len) {
   proc p;
   char detail[400] = "";
@@ -347,19 +349,18 @@ static int hello(const run_options *opt, run_report *report, cJSON **ops, char *
   proc_start(&p, opt->impl_argv, opt->timeout_ms);
   cJSON *answer = proc_ask(&p, request, sizeof request - 1, detail, sizeof detail);
   proc_stop(&p, NULL, 0);
-  *ops = cJSON_DetachItemFromObjectCaseSensitive(answer, "ops");
+  *answer_out = answer;
   snprintf(report->impl_name, sizeof report->impl_name, "%s",
            answer ? sieve_case_str(answer, "name") : "");
   snprintf(report->impl_version, sizeof report->impl_version, "%s",
            answer ? sieve_case_str(answer, "version") : "");
   report->own_rng = answer && strcmp(sieve_case_str(answer, "rng"), "own") == 0;
-  int rc = cJSON_IsArray(*ops) ? 0 : -1;
+  int rc = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(answer, "ops")) ? 0 : -1;
   if (rc != 0)
     snprintf(err, err_len, "the implementation did not answer hello with a list of ops%s%.300s",
              *detail ? ": " : "", detail);
   else if (declared_precision(opt, report, answer, err, err_len) != 0)
     rc = -1;
-  cJSON_Delete(answer);
   return rc;
 }
 
@@ -415,28 +416,19 @@ static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_re
   return 0;
 }
 
-static int needs_hash(const char *suite) {
-  return !strcmp(suite, "sample") || !strcmp(suite, "draw") || !strcmp(suite, "uniform");
-}
-
-static void skip_unsupported(run_report *report, const cJSON *ops) {
+/* The cases hello says the implementation cannot be asked (sieve_case_not_offered), skipped. */
+static void skip_unsupported(run_report *report, const cJSON *answer) {
+  const cJSON *ops = cJSON_GetObjectItemCaseSensitive(answer, "ops");
   for (size_t i = 0; i < report->n_cases; i++) {
     case_result *r = &report->cases[i];
-    if (report->own_rng && needs_hash(r->suite)) {
+    const cJSON *request = cJSON_GetObjectItemCaseSensitive(r->fixture, "request");
+    if (r->fixture ? sieve_case_not_offered(request, answer, r->detail, sizeof r->detail)
+                   : !has_op(ops, "sample")) {
       r->outcome = OUTCOME_SKIP;
-      snprintf(r->detail, sizeof r->detail,
-               "the implementation draws with its own generator (hello: rng own); the "
-               "distribution suite checks its draws");
-      continue;
-    }
-    const char *op = r->fixture ? sieve_case_str(cJSON_GetObjectItemCaseSensitive(r->fixture,
-                                                                                  "request"),
-                                                 "op")
-                                : "sample";
-    if (!has_op(ops, op)) {
-      r->outcome = OUTCOME_SKIP;
-      snprintf(r->detail, sizeof r->detail, "the implementation does not offer op %s (hello)",
-               op);
+      if (!r->fixture)
+        snprintf(r->detail, sizeof r->detail,
+                 "the implementation does not offer op sample "
+                 "(hello)");
     }
   }
 }
@@ -483,12 +475,12 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
     sieve_fixtures_free(&fx);
     return -1;
   }
-  cJSON *ops = NULL;
+  cJSON *greeting = NULL;
   char why[400];
-  if (hello(opt, report, &ops, why, sizeof why) != 0) {
+  if (hello(opt, report, &greeting, why, sizeof why) != 0) {
     fail_all(report, why);
   } else {
-    skip_unsupported(report, ops);
+    skip_unsupported(report, greeting);
     shared s = {.opt = opt, .report = report, .lock = PTHREAD_MUTEX_INITIALIZER};
     run_units(&s, report->n_cases, first_pass_unit, NULL);
     size_t n_batches;
@@ -497,7 +489,7 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
     free(batches);
     run_units(&s, report->n_cases, distribution_unit, NULL);
   }
-  cJSON_Delete(ops);
+  cJSON_Delete(greeting);
   /* The fixture tree goes; keep what the report needs (the suite and family names are its). */
   for (size_t i = 0; i < report->n_cases; i++) {
     report->cases[i].fixture = NULL;
@@ -523,8 +515,7 @@ int sieve_apply_expectations(run_report *report, const char *path, char *err, si
   fclose(f);
   if (read_error) {
     free(text);
-    snprintf(err, err_len, "%s: cannot read the expectation file: %s", path,
-             strerror(read_error));
+    snprintf(err, err_len, "%s: cannot read the expectation file: %s", path, strerror(read_error));
     return -1;
   }
   cJSON *root = n > 0 ? cJSON_Parse(text) : NULL;
@@ -535,7 +526,7 @@ int sieve_apply_expectations(run_report *report, const char *path, char *err, si
   if (!root)
     snprintf(err, err_len, "%s: not valid JSON", path);
   else if (!cJSON_IsString(schema) || (strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0 &&
-                                        strcmp(schema->valuestring, SIEVE_FIXTURE_IDS_SINCE) != 0))
+                                       strcmp(schema->valuestring, SIEVE_FIXTURE_IDS_SINCE) != 0))
     snprintf(err, err_len, "%s: written for fixtures \"%s\", these are \"%s\"", path,
              cJSON_IsString(schema) ? schema->valuestring : "(none)", SIEVE_FIXTURE_SCHEMA);
   else if (!cJSON_IsObject(list))

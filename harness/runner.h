@@ -29,7 +29,7 @@ typedef struct case_result {
   const char *seed_ref;
   outcome outcome;
   char detail[700];
-  char causes[160];     /* the readings whose answer a failure's is, comma-separated (suites.h) */
+  char causes[600];     /* the readings whose answer a failure's is, comma-separated (suites.h) */
   char ruled_out[400];  /* a passing case: the readings it separates, comma-separated */
   int expected_failure; /* listed in the expectation file */
   char *answer;         /* this case's answer in the first pass, canonical JSON */

@@ -107,7 +107,7 @@ static int op_hello(op_context *ctx) {
     jbuf_key(b, "precision", 1);
     jbuf_str(b, "float64");
   }
-  if (!ctx->impl && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
+  if (!ctx->impl && ctx->backend->rule && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
     jbuf_raw(b, ",\"rng\":\"own\"");
   jbuf_raw(b, ",\"ops\":[");
   int first = 1;
@@ -465,8 +465,6 @@ static const struct {
     {"position", op_position},
 };
 
-int sieve_serve_has_profile(const char *name) { return profile_find(name) != NULL; }
-
 static int dispatch(op_context *ctx) {
   const cJSON *op = req_get(ctx->req, "op");
   if (!cJSON_IsString(op))
@@ -548,10 +546,9 @@ static int serve_loop(FILE *in, FILE *out, const char *profile, const backend *t
   return rc;
 }
 
-int sieve_serve(FILE *in, FILE *out, const char *profile) {
-  const engine_profile *p = profile_find(profile);
-  backend target = {NULL, p ? &p->rule : NULL};
-  return serve_loop(in, out, profile, &target);
+int sieve_serve(FILE *in, FILE *out, const char *name, const sieve_rule *rule) {
+  backend target = {NULL, rule};
+  return serve_loop(in, out, name, &target);
 }
 
 int sieve_serve_impl(FILE *in, FILE *out, const sieve_impl *impl) {

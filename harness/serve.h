@@ -12,14 +12,13 @@
 /* The longest request line served; a longer one gets an error and is skipped. */
 #define SIEVE_SERVE_MAX_LINE ((size_t)256 << 20)
 
-/* Nonzero when `name` is a profile this server knows. */
-int sieve_serve_has_profile(const char *name);
-
 /*
- * Answers one request per line of `in` on `out` until EOF or {"op":"bye"}.
- * Returns 0, or 1 when writing to `out` failed.
+ * Answers one request per line of `in` on `out` until EOF or {"op":"bye"}, under `rule` (NULL:
+ * DeepInfer's), whose name hello gives as its "profile". Returns 0, or 1 when writing to `out`
+ * failed.
  */
-int sieve_serve(FILE *in, FILE *out, const char *profile);
+struct sieve_rule;
+int sieve_serve(FILE *in, FILE *out, const char *name, const struct sieve_rule *rule);
 
 /* The same, answering with a shared library's table (`sieve serve --lib`). */
 struct sieve_impl;

@@ -160,8 +160,8 @@ static int reading_matches(const cJSON *r, const cJSON *answer, int precision) {
 }
 
 /* The readings whose answer this is, those of the case's own axis first: "same answer as
- * [name]: hint; or as [name]: hint" in `out`, their names comma-separated in `names`; returns
- * how many. */
+ * [name]: hint; or as [name]: hint" in `out` for the first three, the others by name only;
+ * every name, comma-separated, in `names`; returns how many. */
 static int matching_readings(const cJSON *c, const cJSON *answer, int precision, char *out,
                              size_t len, char *names, size_t names_len) {
   const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
@@ -170,13 +170,16 @@ static int matching_readings(const cJSON *c, const cJSON *answer, int precision,
   int n = 0;
   out[0] = names[0] = '\0';
   for (int own_axis = 1; own_axis >= 0; own_axis--)
-    for (const cJSON *r = readings ? readings->child : NULL; r && at < len; r = r->next) {
+    for (const cJSON *r = readings ? readings->child : NULL; r; r = r->next) {
       if ((strcmp(sieve_case_str(r, "axis"), axis) == 0) != own_axis ||
           !reading_matches(r, answer, precision))
         continue;
       const char *name = sieve_case_str(r, "name");
-      at += (size_t)snprintf(out + at, len - at, "%s [%s]: %s", n ? "; or as" : "same answer as",
-                             name, sieve_case_str(r, "hint"));
+      if (at < len && n < 3)
+        at += (size_t)snprintf(out + at, len - at, "%s [%s]: %s",
+                               n ? "; or as" : "same answer as", name, sieve_case_str(r, "hint"));
+      else if (at < len)
+        at += (size_t)snprintf(out + at, len - at, "%s[%s]", n == 3 ? "; also " : ", ", name);
       if (named < names_len)
         named += (size_t)snprintf(names + named, names_len - named, "%s%s", n ? "," : "", name);
       n++;

@@ -20,8 +20,10 @@
  * whose scaled value overflows float32 is an error, never an inf or a NaN.
  * Invariants: the kept set is a prefix of the rank order; kept processed
  * probabilities sum to 1; the result depends on this row alone.
- * Other engines' rules (sieve_rule, ENGINES.md) change steps 2-4 only where
- * their axes say; with SIEVE_RULE_DEEPINFER every branch takes the spec's way.
+ * Other engines' rules (sieve_rule, ENGINES.md) change steps 1-4 only where
+ * their axes say: the rank key, the order of the cuts, top-p left out, the boundary, which
+ * tied tokens a cut keeps, top_p = 1 as a float32 comparison, and temperature
+ * after the filters. With SIEVE_RULE_DEEPINFER every branch takes the spec's way.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -58,25 +60,58 @@ int sieve__scale(float *row, size_t vocab, double temperature, double *max) {
   return rc;
 }
 
+/* Step 2. Another engine may rank by the scaled logit: the same order, except that tokens whose
+ * probability underflows to 0 keep their logit order instead of token order. */
 static void softmax_and_rank(filter_work *w, size_t vocab) {
   const double total = sieve__exp_sum(w->scaled, vocab, 1.0f, w->max, w->expd);
+  const int by_logit = w->rule->rank_key == SIEVE_RANK_KEY_LOGIT;
   w->n_ranked = 0;
   for (size_t i = 0; i < vocab; i++)
     if (!isinf(w->scaled[i]))
-      w->ranked[w->n_ranked++] = (sieve__ranked){w->expd[i] / total, (uint32_t)i};
-  if (w->rule->topk_ties == SIEVE_TIES_BY_ID_DESC)
-    sieve__rank_ties_desc(w->ranked, w->n_ranked);
-  else
-    sieve__rank(w->ranked, w->n_ranked);
+      w->ranked[w->n_ranked++] =
+          (sieve__ranked){by_logit ? (double)w->scaled[i] : w->expd[i] / total, (uint32_t)i};
+  sieve__rank(w->ranked, w->n_ranked);
+  for (size_t r = 0; by_logit && r < w->n_ranked; r++)
+    w->ranked[r].key = w->expd[w->ranked[r].id] / total;
+}
+
+/* Whether ranks i and j are tied: equal probabilities, or equal logits when the rule ranks by
+ * logit. */
+static int tied(const filter_work *w, size_t i, size_t j) {
+  if (w->rule->rank_key == SIEVE_RANK_KEY_LOGIT)
+    return w->scaled[w->ranked[i].id] == w->scaled[w->ranked[j].id];
+  return w->ranked[i].key == w->ranked[j].key;
+}
+
+/* The tie choices of the two cuts share their numbering: keep the order, reverse it, keep all
+ * the tied tokens, or scramble them. */
+_Static_assert((int)SIEVE_TOPP_TIES_HIGHEST == (int)SIEVE_TOPK_TIES_BY_ID_DESC &&
+                   (int)SIEVE_TOPP_TIES_ALL == (int)SIEVE_TOPK_TIES_KEEP_ALL &&
+                   (int)SIEVE_TOPP_TIES_UNSPECIFIED == (int)SIEVE_TOPK_TIES_UNSPECIFIED,
+               "topp_ties and topk_ties number their choices alike");
+
+/* A cut that keeps the first `keep` of `n` ranks, when the tokens tied with the last one kept
+ * run past it: DeepInfer keeps the lowest ids (the rank order); another rule reverses or
+ * scrambles the run, or keeps all of it. Returns how many ranks stay. */
+static size_t cut_ties(filter_work *w, size_t keep, size_t n, int choice) {
+  if (keep == 0 || keep >= n || !tied(w, keep, keep - 1))
+    return keep;
+  size_t first = keep - 1, end = keep + 1;
+  while (first > 0 && tied(w, first - 1, keep))
+    first--;
+  while (end < n && tied(w, end, keep))
+    end++;
+  if (choice == SIEVE_TOPK_TIES_KEEP_ALL)
+    return end;
+  if (choice != SIEVE_TOPK_TIES_BY_ID)
+    sieve__order_tie_run(w->ranked + first, end - first, choice == SIEVE_TOPK_TIES_UNSPECIFIED);
+  return keep;
 }
 
 /* Step 3: how many of the first n ranks top-p keeps, measuring mass as a share of `total`
  * (1 on the full distribution), and the margin of its closest decision. */
 static size_t top_p_keep(const filter_work *w, size_t n, double top_p, double total,
                          double *margin) {
-  *margin = INFINITY;
-  if (top_p >= 1.0)
-    return n;
   double mass_before = w->ranked[0].key;
   for (size_t r = 1; r < n; r++) {
     double share = mass_before / total;
@@ -88,40 +123,67 @@ static size_t top_p_keep(const filter_work *w, size_t n, double top_p, double to
   return n;
 }
 
-/* Step 4: top-k on the first `kept` ranks (other engines may keep the k-th's ties). */
-static size_t top_k_keep(const filter_work *w, size_t kept, int64_t top_k) {
+/* top_p = 1 under SGLang's rule (ENGINES.md): a float32 softmax (each exp in float64, rounded)
+ * whose sum, added in token order, loses the tail's small terms, and a cumulative sum in float64
+ * rounded to float32 at each rank; a rank goes once that sum minus its own probability is > 1
+ * in float32. */
+static size_t float32_tail_keep(const filter_work *w, size_t vocab, size_t n) {
+  const float max = (float)w->max;
+  float total = 0.0f;
+  for (size_t i = 0; i < vocab; i++)
+    if (!isinf(w->scaled[i]))
+      total += (float)exp(w->scaled[i] - max);
+  double running = 0.0;
+  for (size_t r = 0; r < n; r++) {
+    const float p = (float)exp(w->scaled[w->ranked[r].id] - max) / total;
+    running += p;
+    if (r > 0 && (float)running - p > 1.0f)
+      return r;
+  }
+  return n;
+}
+
+static size_t top_p_cut(filter_work *w, size_t vocab, size_t n, const sieve_params *p, double total,
+                        double *margin) {
+  *margin = INFINITY;
+  if (w->rule->topp_scope == SIEVE_TOPP_SCOPE_IGNORED)
+    return n;
+  if (p->top_p >= 1.0)
+    return w->rule->topp_one == SIEVE_TOPP_ONE_FLOAT32_TAIL && p->top_k != -1
+               ? float32_tail_keep(w, vocab, n)
+               : n;
+  return cut_ties(w, top_p_keep(w, n, p->top_p, total, margin), n, w->rule->topp_ties);
+}
+
+/* Step 4: top-k on the first `kept` ranks. */
+static size_t top_k_keep(filter_work *w, size_t kept, int64_t top_k) {
   if (top_k == -1 || (uint64_t)top_k >= kept)
     return kept;
-  size_t k = (size_t)top_k;
-  while (w->rule->topk_ties == SIEVE_TIES_KEEP_ALL && k < kept &&
-         w->ranked[k].key == w->ranked[k - 1].key)
-    k++;
-  return k;
+  return cut_ties(w, (size_t)top_k, kept, w->rule->topk_ties);
 }
 
 /* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. */
-static size_t keep_count(const filter_work *w, const sieve_params *p, double *margin) {
-  if (w->rule->topp_scope == SIEVE_TOPP_FULL)
-    return top_k_keep(w, top_p_keep(w, w->n_ranked, p->top_p, 1.0, margin), p->top_k);
+static size_t keep_count(filter_work *w, size_t vocab, const sieve_params *p, double *margin) {
+  if (w->rule->topp_scope != SIEVE_TOPP_SCOPE_AFTER_TOPK)
+    return top_k_keep(w, top_p_cut(w, vocab, w->n_ranked, p, 1.0, margin), p->top_k);
   size_t k = top_k_keep(w, w->n_ranked, p->top_k);
   double mass = 0.0;
   for (size_t r = 0; r < k; r++)
     mass += w->ranked[r].key;
-  return top_p_keep(w, k, p->top_p, mass, margin);
+  return top_p_cut(w, vocab, k, p, mass, margin);
 }
 
 /* Step 5: log_softmax over the kept set, the first `kept` ranks. Shared with the fast path. */
 SIEVE__ROW_LOOP
-void sieve__log_softmax_marked(const float *restrict row, float mul, double max,
-                               double log_total, size_t vocab, double *restrict logprobs) {
+void sieve__log_softmax_marked(const float *restrict row, float mul, double max, double log_total,
+                               size_t vocab, double *restrict logprobs) {
   for (size_t i = 0; i < vocab; i++) {
     const double kept = ((double)sieve__scaled(row[i], mul) - max) - log_total;
     logprobs[i] = logprobs[i] != 0.0 ? kept : -INFINITY;
   }
 }
 
-static void log_softmax_kept(const filter_work *w, size_t kept, size_t vocab,
-                             double *logprobs) {
+static void log_softmax_kept(const filter_work *w, size_t kept, size_t vocab, double *logprobs) {
   for (size_t i = 0; i < vocab; i++)
     logprobs[i] = 0.0;
   for (size_t r = 0; r < kept; r++)
@@ -155,7 +217,7 @@ static int rescale(filter_work *w, size_t vocab, double temperature) {
 static int filter_row(filter_work *w, const float *logits, size_t vocab, const sieve_params *p,
                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
   int greedy = p->temperature == 0.0; /* only under SIEVE_T0_ARGMAX */
-  int after = greedy || w->rule->temperature_at == SIEVE_TEMP_AFTER;
+  int after = greedy || w->rule->temperature_at == SIEVE_TEMPERATURE_AT_AFTER;
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
@@ -164,7 +226,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
     return rc;
   softmax_and_rank(w, vocab);
   double topp_margin;
-  size_t kept = greedy ? 1 : keep_count(w, p, &topp_margin);
+  size_t kept = greedy ? 1 : keep_count(w, vocab, p, &topp_margin);
   if (greedy)
     topp_margin = INFINITY;
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
@@ -209,8 +271,8 @@ fail:
 /* Checks, then the fast path (filter_fast.c) for DeepInfer's rule without force_topk, which
  * gives the spec path's results without sorting the row; the spec path otherwise. */
 static int filter_checked(const sieve_rule *rule, int spec, const float *logits, size_t vocab,
-                          const sieve_params *params, const sieve_engine *engine,
-                          double *logprobs, sieve_filter_info *info) {
+                          const sieve_params *params, const sieve_engine *engine, double *logprobs,
+                          sieve_filter_info *info) {
   if (!logits || !params || !logprobs)
     return SIEVE_EARG;
   sieve_params p;

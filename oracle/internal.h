@@ -19,8 +19,9 @@ typedef struct sieve__ranked {
 
 /* Sorts by key descending, ties by token id ascending: a total order, so the sort is stable. */
 void sieve__rank(sieve__ranked *items, size_t n);
-/* The same with ties by token id descending (an axis of other engines). */
-void sieve__rank_ties_desc(sieve__ranked *items, size_t n);
+/* Reorders a run of equal keys for another engine's tie choice (sieve_rule): by token id
+ * descending, or, when `scrambled`, by a hash of the id (the order of an unstable sort). */
+void sieve__order_tie_run(sieve__ranked *run, size_t n, int scrambled);
 
 /* Row loops are also compiled for AVX-512 and AVX2 and picked when the library loads. Each
  * version does the same IEEE-754 operations (no contraction), so all give the same bits. */

@@ -6,42 +6,68 @@
  * with its own code. Only then normalize: a temperature below 1e-5 becomes
  * 1e-5 and resets top_p to 1 and top_k to -1. Because the checks come first,
  * temperature 0 with top_k 0 is an error for top_k (seed 000:63).
+ * A top_k left out (SIEVE_TOP_K_UNSET) is -1 under every rule.
  * Invariant: normalizing a normalized set changes nothing.
- * Other engines' choices (a sieve_rule) change only what the rule's axes say.
+ * Other engines' choices (a sieve_rule) change only what the rule's axes say:
+ * which temperatures take the temperature-0 rule and what it does, a
+ * temperature floor, and whether top_k 0 or -1 means off.
  */
 #include <math.h>
 
 #include "internal.h"
 
-static int check_temperature(double t) {
-  return (isnan(t) || isinf(t) || t < 0.0) ? SIEVE_ETEMPERATURE : 0;
+static int check_temperature(const sieve_rule *rule, double t) {
+  int negative_ok = rule->t0_below == SIEVE_T0_BELOW_NONPOSITIVE;
+  return (isnan(t) || isinf(t) || (t < 0.0 && !negative_ok)) ? SIEVE_ETEMPERATURE : 0;
 }
 
-static int check_top_p(double p) {
-  return (isnan(p) || !(p > 0.0) || p > 1.0) ? SIEVE_ETOPP : 0;
-}
+static int check_top_p(double p) { return (isnan(p) || !(p > 0.0) || p > 1.0) ? SIEVE_ETOPP : 0; }
 
 static int check_top_k(int64_t k) {
   return (k == -1 || (k >= 1 && k <= SIEVE_TOP_K_MAX)) ? 0 : SIEVE_ETOPK;
 }
 
-/* Another engine's rule (oracle/ENGINES.md): top_k = 0 may mean off, and a temperature
- * below 1e-5 may mean greedy (T = 0 with top_k = 1) or T = 1 with top_k = 1. */
-static void normalize_other(const sieve_rule *rule, sieve_params *p) {
-  if (rule->t0 == SIEVE_T0_ARGMAX)
-    *p = (sieve_params){0.0, 1.0, 1};
-  else if (rule->t0 == SIEVE_T0_TOPK1)
-    *p = (sieve_params){1.0, p->top_p, 1};
+/* What top_k means under the rule's top_k_zero and top_k_minus_one axes; 0 stays 0 (an error)
+ * and an explicit -1 that the rule rejects becomes 0 too, so check_top_k reports it. */
+static int64_t top_k_meaning(const sieve_rule *rule, int64_t k) {
+  if (k == SIEVE_TOP_K_UNSET)
+    return -1;
+  if (k == 0 && rule->top_k_zero == SIEVE_TOP_K_ZERO_OFF)
+    return -1;
+  if (k == -1 && rule->top_k_minus_one == SIEVE_TOP_K_MINUS_ONE_ERROR)
+    return 0;
+  return k;
 }
 
-int sieve__check_rule(const sieve_rule *r) {
-  int ok = (unsigned)r->topp_scope <= SIEVE_TOPP_AFTER_TOPK &&
-           (unsigned)r->boundary <= SIEVE_BOUNDARY_GE &&
-           (unsigned)r->topk_ties <= SIEVE_TIES_KEEP_ALL &&
-           (unsigned)r->temperature_at <= SIEVE_TEMP_AFTER && (unsigned)r->t0 <= SIEVE_T0_TOPK1 &&
-           (unsigned)r->top_k_zero <= SIEVE_K0_OFF && (unsigned)r->logprobs <= SIEVE_LP_RAW &&
-           (unsigned)r->draw <= SIEVE_DRAW_OWN;
-  return ok ? 0 : SIEVE_ERULE;
+static int takes_t0_rule(const sieve_rule *rule, double t) {
+  switch (rule->t0_below) {
+  case SIEVE_T0_BELOW_MICRO:
+    return t < 1e-6;
+  case SIEVE_T0_BELOW_ZERO:
+    return t == 0.0;
+  case SIEVE_T0_BELOW_NONPOSITIVE:
+    return t <= 0.0;
+  default:
+    return t < SIEVE_SAMPLING_EPS;
+  }
+}
+
+/* The temperature-0 rule: DeepInfer's clamp resets the filters; other engines take the first
+ * argmax alone (T = 0 with top_k = 1), T = 1 with top_k = 1, or reject the temperature. */
+static int apply_t0(const sieve_rule *rule, sieve_params *p) {
+  switch (rule->t0) {
+  case SIEVE_T0_ARGMAX:
+    *p = (sieve_params){0.0, 1.0, 1};
+    return 0;
+  case SIEVE_T0_TOPK1:
+    *p = (sieve_params){1.0, p->top_p, 1};
+    return 0;
+  case SIEVE_T0_REJECT:
+    return SIEVE_ETEMPERATURE;
+  default:
+    *p = (sieve_params){SIEVE_SAMPLING_EPS, 1.0, -1};
+    return 0;
+  }
 }
 
 int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, sieve_params *out) {
@@ -52,25 +78,19 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
   int rc = sieve__check_rule(rule);
   if (rc != 0)
     return rc;
-  sieve_params p = *in;
-  if (rule->top_k_zero == SIEVE_K0_OFF && p.top_k == 0)
-    p.top_k = -1;
-  rc = check_temperature(p.temperature);
+  sieve_params p = {in->temperature, in->top_p, top_k_meaning(rule, in->top_k)};
+  rc = check_temperature(rule, p.temperature);
   if (rc == 0)
     rc = check_top_p(p.top_p);
   if (rc == 0)
     rc = check_top_k(p.top_k);
-  if (rc != 0)
-    return rc;
-  if (p.temperature < SIEVE_SAMPLING_EPS && rule->t0 == SIEVE_T0_CLAMP) {
-    p.temperature = SIEVE_SAMPLING_EPS;
-    p.top_p = 1.0;
-    p.top_k = -1;
-  } else if (p.temperature < SIEVE_SAMPLING_EPS) {
-    normalize_other(rule, &p);
-  }
-  *out = p;
-  return 0;
+  if (rc == 0 && takes_t0_rule(rule, p.temperature))
+    rc = apply_t0(rule, &p);
+  else if (rc == 0 && rule->temperature_floor == SIEVE_TEMPERATURE_FLOOR_CENTI)
+    p.temperature = fmax(p.temperature, 0.01);
+  if (rc == 0)
+    *out = p;
+  return rc;
 }
 
 int sieve_params_check(const sieve_params *in, sieve_params *out) {

@@ -89,14 +89,18 @@ void sieve__rank(sieve__ranked *items, size_t n) {
     qsort(items, n, sizeof *items, compare_ranked);
 }
 
-static int compare_ranked_ties_desc(const void *a, const void *b) {
+static int compare_ids_desc(const void *a, const void *b) {
   const sieve__ranked *x = a, *y = b;
-  if (x->key != y->key)
-    return x->key > y->key ? -1 : 1;
   return (x->id < y->id) - (x->id > y->id);
 }
 
-void sieve__rank_ties_desc(sieve__ranked *items, size_t n) {
+static int compare_scrambled_ids(const void *a, const void *b) {
+  const uint64_t x = sieve_mix64(((const sieve__ranked *)a)->id);
+  const uint64_t y = sieve_mix64(((const sieve__ranked *)b)->id);
+  return (x > y) - (x < y);
+}
+
+void sieve__order_tie_run(sieve__ranked *run, size_t n, int scrambled) {
   if (n > 1)
-    qsort(items, n, sizeof *items, compare_ranked_ties_desc);
+    qsort(run, n, sizeof *run, scrambled ? compare_scrambled_ids : compare_ids_desc);
 }

@@ -29,7 +29,7 @@ static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t
                              const sieve_params *params, const sieve_engine *engine,
                              double *out) {
   sieve_params p = {params->temperature, 1.0, -1};
-  if (rule->logprobs == SIEVE_LP_RAW)
+  if (rule->logprobs == SIEVE_LOGPROBS_RAW)
     p.temperature = 1.0;
   static const sieve_rule plain = SIEVE_RULE_DEEPINFER;
   return sieve_filter_rule(&plain, logits, vocab, &p, engine, out, NULL);
@@ -71,7 +71,7 @@ int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
     return rc;
   sieve_sample_result r = {0};
   double *logprobs = malloc(vocab * sizeof *logprobs);
-  double *reported = rule->logprobs == SIEVE_LP_PROCESSED ? logprobs
+  double *reported = rule->logprobs == SIEVE_LOGPROBS_PROCESSED ? logprobs
                                                          : malloc(vocab * sizeof *reported);
   rc = SIEVE_ENOMEM;
   if (!logprobs || !reported)

@@ -76,6 +76,10 @@ typedef struct sieve_params {
 /* The defaults of seed 000:63 (sampling_params.py:47-62). */
 #define SIEVE_PARAMS_DEFAULT {1.0, 1.0, -1}
 
+/* A top_k left out of a request: no top-k under every rule, even one where an explicit -1 is an
+ * error (the top_k_minus_one axis). Checking turns it into -1. */
+#define SIEVE_TOP_K_UNSET INT64_MIN
+
 /*
  * Validates in the seed's order (temperature, top_p, top_k), then normalizes:
  * a temperature below SIEVE_SAMPLING_EPS becomes it, with top_p = 1 and
@@ -97,61 +101,137 @@ typedef struct sieve_engine {
 /* ------------------------------------------------------------------ rules */
 
 /*
- * Where engines choose differently (oracle/ENGINES.md). Each field is one
- * axis; 0 is DeepInfer's choice, the spec, so SIEVE_RULE_DEEPINFER is all 0.
+ * The axes on which engines choose differently (oracle/ENGINES.md), defined
+ * once here: X(AXIS, field, "what it decides"). Each axis lists its values as
+ * SIEVE_<AXIS>_VALUES: V(AXIS, VALUE, "name", "what the engine does"), in
+ * value order. Value 0 of every axis is DeepInfer's choice, the spec, so
+ * SIEVE_RULE_DEEPINFER is all 0. The enums, the fields of sieve_rule, the
+ * names of sieve_axis_*() and, through them, the profiles, the fingerprint's
+ * probes and oracle/ENGINES.md all come from these lists.
  */
-typedef enum sieve_topp_scope {
-  SIEVE_TOPP_FULL = 0,      /* top-p on the full distribution; top-k cuts the same order */
-  SIEVE_TOPP_AFTER_TOPK = 1 /* top-k first, top-p on the mass renormalized over the top k */
-} sieve_topp_scope;
+#define SIEVE_AXES(X)                                                                   \
+  X(RANK_KEY, rank_key, "what the cuts rank tokens by")                                \
+  X(TOPP_SCOPE, topp_scope, "where top-p is measured")                                 \
+  X(BOUNDARY, boundary, "the top-p boundary")                                          \
+  X(TOPP_TIES, topp_ties, "which tokens tied at the top-p cut stay")                   \
+  X(TOPK_TIES, topk_ties, "which tokens tied with the k-th stay")                      \
+  X(TEMPERATURE_AT, temperature_at, "where temperature applies")                       \
+  X(T0_BELOW, t0_below, "the temperatures that take the temperature-0 rule")           \
+  X(T0, t0, "what the temperature-0 rule does")                                        \
+  X(TEMPERATURE_FLOOR, temperature_floor, "the smallest temperature otherwise used")   \
+  X(TOP_K_ZERO, top_k_zero, "what top_k = 0 means")                                    \
+  X(TOP_K_MINUS_ONE, top_k_minus_one, "what an explicit top_k = -1 means")             \
+  X(TOPP_ONE, topp_one, "what top_p = 1 does when a top-k is set")                     \
+  X(LOGPROBS, logprobs, "the logprob sample returns")                                  \
+  X(DRAW, draw, "how the token is drawn")
 
-typedef enum sieve_boundary {
-  SIEVE_BOUNDARY_GT = 0, /* remove a token when the mass before it is > top_p */
-  SIEVE_BOUNDARY_GE = 1  /* remove it when that mass is >= top_p */
-} sieve_boundary;
+#define SIEVE_RANK_KEY_VALUES(V)                                                                 \
+  V(RANK_KEY, PROBABILITY, "probability", "the float64 probability: tokens whose probability "   \
+                                          "underflows to 0 tie and keep token order")            \
+  V(RANK_KEY, LOGIT, "logit", "the scaled logit: tokens keep their logit order even where the " \
+                              "probability underflows")
 
-typedef enum sieve_topk_ties {
-  SIEVE_TIES_BY_ID = 0,      /* exactly k; equal probabilities in ascending token id */
-  SIEVE_TIES_BY_ID_DESC = 1, /* exactly k; equal probabilities in descending token id */
-  SIEVE_TIES_KEEP_ALL = 2    /* every token tied with the k-th stays */
-} sieve_topk_ties;
+#define SIEVE_TOPP_SCOPE_VALUES(V)                                                              \
+  V(TOPP_SCOPE, FULL, "full", "top-p on the full distribution; top-k cuts the same order")    \
+  V(TOPP_SCOPE, AFTER_TOPK, "after_topk", "top-k first, top-p on the mass renormalized over " \
+                                          "the top k")                                        \
+  V(TOPP_SCOPE, IGNORED, "ignored", "top-p is not applied at all")
 
-typedef enum sieve_temperature_at {
-  SIEVE_TEMP_BEFORE = 0, /* the filters see the scaled logits */
-  SIEVE_TEMP_AFTER = 1   /* the filters see T = 1; T scales the kept set only */
-} sieve_temperature_at;
+#define SIEVE_BOUNDARY_VALUES(V)                                                       \
+  V(BOUNDARY, GT, "gt", "a token goes when the mass before it is > top_p")            \
+  V(BOUNDARY, GE, "ge", "a token goes when the mass before it is >= top_p")
 
-typedef enum sieve_t0 {
-  SIEVE_T0_CLAMP = 0,  /* T < 1e-5 becomes 1e-5 with top_p 1, top_k -1: equal logits share */
-  SIEVE_T0_ARGMAX = 1, /* T < 1e-5 keeps the first argmax (lowest id) alone */
-  SIEVE_T0_TOPK1 = 2   /* T < 1e-5 becomes T = 1 with top_k = 1 */
-} sieve_t0;
+#define SIEVE_TOPP_TIES_VALUES(V)                                                            \
+  V(TOPP_TIES, LOWEST, "lowest", "the lowest ids of the tied tokens, as many as the cut keeps") \
+  V(TOPP_TIES, HIGHEST, "highest", "the highest ids of the tied tokens")                     \
+  V(TOPP_TIES, ALL, "all", "every token tied with the last one kept")                        \
+  V(TOPP_TIES, UNSPECIFIED, "unspecified", "as many as the cut keeps, in an order of the "  \
+                                           "sort's own (neither lowest nor highest ids)")
 
-typedef enum sieve_top_k_zero { SIEVE_K0_ERROR = 0, SIEVE_K0_OFF = 1 } sieve_top_k_zero;
+#define SIEVE_TOPK_TIES_VALUES(V)                                                              \
+  V(TOPK_TIES, BY_ID, "by_id", "exactly k; equal probabilities in ascending token id")        \
+  V(TOPK_TIES, BY_ID_DESC, "by_id_desc", "exactly k; equal probabilities in descending id")   \
+  V(TOPK_TIES, KEEP_ALL, "keep_all", "every token tied with the k-th stays")                  \
+  V(TOPK_TIES, UNSPECIFIED, "unspecified", "exactly k, in an order of the sort's own")
 
-typedef enum sieve_logprobs_kind {
-  SIEVE_LP_PROCESSED = 0, /* after temperature, top-p and top-k */
-  SIEVE_LP_SCALED = 1,    /* after temperature only */
-  SIEVE_LP_RAW = 2        /* of the raw logits */
-} sieve_logprobs_kind;
+#define SIEVE_TEMPERATURE_AT_VALUES(V)                                                  \
+  V(TEMPERATURE_AT, BEFORE, "before", "the filters see the scaled logits")             \
+  V(TEMPERATURE_AT, AFTER, "after", "the filters see T = 1; T scales the kept set only")
 
-typedef enum sieve_draw_kind {
-  SIEVE_DRAW_HASH = 0, /* the hash uniform and inverse CDF of seed 000 */
-  SIEVE_DRAW_OWN = 1   /* a generator of the engine's own (not the hash) */
-} sieve_draw_kind;
+#define SIEVE_T0_BELOW_VALUES(V)                                                        \
+  V(T0_BELOW, EPS, "below_1e-5", "T < 1e-5")                                           \
+  V(T0_BELOW, MICRO, "below_1e-6", "T < 1e-6")                                         \
+  V(T0_BELOW, ZERO, "zero", "T = 0 only")                                              \
+  V(T0_BELOW, NONPOSITIVE, "nonpositive", "T <= 0: a negative temperature is accepted")
 
+#define SIEVE_T0_VALUES(V)                                                                \
+  V(T0, CLAMP, "clamp", "T becomes 1e-5 with top_p 1 and top_k off: equal logits share")  \
+  V(T0, ARGMAX, "argmax", "the first maximum (lowest id) alone")                          \
+  V(T0, TOPK1, "topk1", "T becomes 1 with top_k = 1")                                     \
+  V(T0, REJECT, "reject", "the temperature is an error")
+
+#define SIEVE_TEMPERATURE_FLOOR_VALUES(V)                                               \
+  V(TEMPERATURE_FLOOR, NONE, "none", "no floor")                                       \
+  V(TEMPERATURE_FLOOR, CENTI, "0.01", "a temperature in (0, 0.01) becomes 0.01")
+
+#define SIEVE_TOP_K_ZERO_VALUES(V)                                                      \
+  V(TOP_K_ZERO, ERROR, "error", "top_k = 0 is an error")                               \
+  V(TOP_K_ZERO, OFF, "off", "top_k = 0 means no top-k")
+
+#define SIEVE_TOP_K_MINUS_ONE_VALUES(V)                                                 \
+  V(TOP_K_MINUS_ONE, OFF, "off", "top_k = -1 means no top-k")                          \
+  V(TOP_K_MINUS_ONE, ERROR, "error", "top_k = -1 is an error (leaving it out is off)")
+
+#define SIEVE_TOPP_ONE_VALUES(V)                                                             \
+  V(TOPP_ONE, OFF, "off", "top_p = 1 removes nothing")                                      \
+  V(TOPP_ONE, FLOAT32_TAIL, "float32_tail", "with a top-k set, top_p = 1 still compares a " \
+                                            "float32 cumulative sum, which cuts the tail")
+
+#define SIEVE_LOGPROBS_VALUES(V)                                                        \
+  V(LOGPROBS, PROCESSED, "processed", "after temperature, top-p and top-k")            \
+  V(LOGPROBS, SCALED, "scaled", "after temperature only")                              \
+  V(LOGPROBS, RAW, "raw", "of the raw logits")
+
+#define SIEVE_DRAW_VALUES(V)                                                            \
+  V(DRAW, HASH, "hash", "the hash uniform and inverse CDF of seed 000")                \
+  V(DRAW, OWN, "own", "a generator of the engine's own")
+
+#define SIEVE__VALUE_ENUM(axis, value, name, what) SIEVE_##axis##_##value,
+#define SIEVE__AXIS_ENUM(AXIS, field, what) \
+  enum { SIEVE_##AXIS##_VALUES(SIEVE__VALUE_ENUM) SIEVE_##AXIS##_COUNT };
+SIEVE_AXES(SIEVE__AXIS_ENUM)
+#undef SIEVE__AXIS_ENUM
+#undef SIEVE__VALUE_ENUM
+
+/* The axes by number: SIEVE_AXIS_TOPP_SCOPE = 0, ..., and their count. */
+#define SIEVE__AXIS_INDEX(AXIS, field, what) SIEVE_AXIS_##AXIS,
+enum { SIEVE_AXES(SIEVE__AXIS_INDEX) SIEVE_AXIS_COUNT };
+#undef SIEVE__AXIS_INDEX
+
+/* One engine's choice on every axis: a value of that axis's enum in each field. */
+#define SIEVE__RULE_FIELD(AXIS, field, what) int field;
 typedef struct sieve_rule {
-  int topp_scope;     /* sieve_topp_scope */
-  int boundary;       /* sieve_boundary */
-  int topk_ties;      /* sieve_topk_ties */
-  int temperature_at; /* sieve_temperature_at */
-  int t0;             /* sieve_t0 */
-  int top_k_zero;     /* sieve_top_k_zero */
-  int logprobs;       /* sieve_logprobs_kind: what sample returns */
-  int draw;           /* sieve_draw_kind */
+  SIEVE_AXES(SIEVE__RULE_FIELD)
 } sieve_rule;
+#undef SIEVE__RULE_FIELD
 
-#define SIEVE_RULE_DEEPINFER {0, 0, 0, 0, 0, 0, 0, 0}
+#define SIEVE_RULE_DEEPINFER {0}
+
+/* An axis's name ("topp_scope") and what it decides; NULL outside [0, SIEVE_AXIS_COUNT). */
+const char *sieve_axis_name(int axis);
+const char *sieve_axis_what(int axis);
+/* The number of values of an axis, or SIEVE_ERULE. */
+int sieve_axis_values(int axis);
+/* A value's name ("after_topk") and what it does; NULL when out of range. */
+const char *sieve_axis_value_name(int axis, int value);
+const char *sieve_axis_value_what(int axis, int value);
+/* The axis called `name`, or the value of `axis` called `name`; SIEVE_ERULE when none is. */
+int sieve_axis_find(const char *name);
+int sieve_axis_value_find(int axis, const char *name);
+/* A rule's value on an axis, or SIEVE_ERULE for an axis out of range. */
+int sieve_rule_get(const sieve_rule *rule, int axis);
+/* Sets a rule's value on an axis; SIEVE_ERULE when the axis or the value is out of range. */
+int sieve_rule_set(sieve_rule *rule, int axis, int value);
 
 /* ---------------------------------------------------------------- filter */
 

@@ -30,7 +30,7 @@ static char *serve_text(const char *input, size_t len) {
   FILE *in = fmemopen((void *)input, len, "r");
   FILE *answers = open_memstream(&out, &size);
   cr_assert(in && answers);
-  cr_assert_eq(sieve_serve(in, answers, "deepinfer"), 0);
+  cr_assert_eq(sieve_serve(in, answers, "deepinfer", NULL), 0);
   fclose(in);
   fclose(answers);
   return out;

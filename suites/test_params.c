@@ -69,7 +69,13 @@ Test(params, s000_l32_top_k_zero_is_an_error) {
 Test(params, s000_l32_top_k_below_minus_one_is_an_error) {
   sieve_params out;
   cr_expect_eq(check(1.0, 1.0, -2, &out), SIEVE_ETOPK);
-  cr_expect_eq(check(1.0, 1.0, INT64_MIN, &out), SIEVE_ETOPK);
+  cr_expect_eq(check(1.0, 1.0, INT64_MIN + 1, &out), SIEVE_ETOPK);
+}
+
+Test(params, a_top_k_left_out_is_off) {
+  sieve_params out;
+  cr_assert_eq(check(1.0, 1.0, SIEVE_TOP_K_UNSET, &out), 0);
+  cr_expect_eq(out.top_k, -1);
 }
 
 Test(params, s000_l32_top_k_above_int32_max_is_an_error) {

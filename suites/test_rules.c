@@ -26,7 +26,7 @@ Test(rules, the_deepinfer_rule_is_the_spec) {
 
 Test(rules, s000_l28_top_p_after_top_k_renormalizes_and_keeps_one_token) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
-  r.topp_scope = SIEVE_TOPP_AFTER_TOPK;
+  r.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK;
   cr_expect_eq(run_rule(&r, order_row, 3, 1.0, 0.55, 2).info.kept, 1);
 }
 
@@ -38,21 +38,21 @@ Test(rules, s004_l219_the_ge_boundary_keeps_one_token_fewer_at_an_exact_mass) {
 
 Test(rules, s002_l89_keep_all_ties_keeps_every_token_tied_with_the_kth) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
-  r.topk_ties = SIEVE_TIES_KEEP_ALL;
+  r.topk_ties = SIEVE_TOPK_TIES_KEEP_ALL;
   filtered f = run_rule(&r, tied, 6, 1.0, 1.0, 2);
   cr_expect_eq(f.info.kept, 3);
 }
 
 Test(rules, ties_by_descending_id_keep_the_highest_ids) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
-  r.topk_ties = SIEVE_TIES_BY_ID_DESC;
+  r.topk_ties = SIEVE_TOPK_TIES_BY_ID_DESC;
   filtered f = run_rule(&r, tied, 6, 1.0, 1.0, 2);
   cr_expect(is_kept(&f, 3) && is_kept(&f, 4) && !is_kept(&f, 1));
 }
 
 Test(rules, temperature_after_the_filters_cuts_the_unscaled_distribution) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
-  r.temperature_at = SIEVE_TEMP_AFTER;
+  r.temperature_at = SIEVE_TEMPERATURE_AT_AFTER;
   filtered after = run_rule(&r, mat, 6, 0.5, 0.8, -1);
   cr_expect_eq(after.info.kept, 3, "top_p 0.8 on the T = 1 distribution keeps 3");
   expect_near(after.lp[0] - after.lp[1], 1.0, 1e-6, "the kept set is scaled by T = 0.5");
@@ -80,7 +80,7 @@ Test(rules, s004_l54_t0_becomes_t1_with_top_k_1) {
 
 Test(rules, s004_l165_top_k_zero_can_mean_off) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
-  r.top_k_zero = SIEVE_K0_OFF;
+  r.top_k_zero = SIEVE_TOP_K_ZERO_OFF;
   cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, 0).info.kept, 6);
   cr_expect_eq(run_filter(mat, 6, 1.0, 1.0, 0).rc, SIEVE_ETOPK);
 }
@@ -91,9 +91,9 @@ Test(rules, raw_and_scaled_logprobs_are_what_sample_returns) {
   sieve_sample_result processed, scaled, raw;
   sieve_rule r = SIEVE_RULE_DEEPINFER;
   cr_assert_eq(sieve_sample_rule(&r, mat, 6, &p, NULL, &key, 0, NULL, &processed), 0);
-  r.logprobs = SIEVE_LP_SCALED;
+  r.logprobs = SIEVE_LOGPROBS_SCALED;
   cr_assert_eq(sieve_sample_rule(&r, mat, 6, &p, NULL, &key, 0, NULL, &scaled), 0);
-  r.logprobs = SIEVE_LP_RAW;
+  r.logprobs = SIEVE_LOGPROBS_RAW;
   cr_assert_eq(sieve_sample_rule(&r, mat, 6, &p, NULL, &key, 0, NULL, &raw), 0);
   cr_assert_eq(processed.token, raw.token);
   double lp[6];
@@ -122,4 +122,170 @@ Test(rules, an_axis_out_of_range_is_an_error) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
   r.boundary = 7;
   cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, -1).rc, SIEVE_ERULE);
+}
+
+/* The axes as data (oracle/rule.c): every table comes from SIEVE_AXES. */
+
+Test(axes, every_axis_and_value_has_a_name_found_again_by_it) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    cr_expect_eq(sieve_axis_find(sieve_axis_name(a)), a, "%s", sieve_axis_name(a));
+    cr_expect_gt(sieve_axis_values(a), 1, "%s has a choice", sieve_axis_name(a));
+    for (int v = 0; v < sieve_axis_values(a); v++)
+      cr_expect_eq(sieve_axis_value_find(a, sieve_axis_value_name(a, v)), v, "%s=%s",
+                   sieve_axis_name(a), sieve_axis_value_name(a, v));
+  }
+}
+
+Test(axes, the_deepinfer_rule_is_value_zero_on_every_axis) {
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    cr_expect_eq(sieve_rule_get(&r, a), 0, "%s", sieve_axis_name(a));
+}
+
+Test(axes, set_then_get_gives_the_value_and_touches_no_other_axis) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    sieve_rule r = SIEVE_RULE_DEEPINFER;
+    int last = sieve_axis_values(a) - 1;
+    cr_assert_eq(sieve_rule_set(&r, a, last), 0);
+    for (int b = 0; b < SIEVE_AXIS_COUNT; b++)
+      cr_expect_eq(sieve_rule_get(&r, b), b == a ? last : 0, "%s", sieve_axis_name(b));
+  }
+}
+
+Test(axes, out_of_range_axes_and_values_are_errors) {
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  cr_expect_null(sieve_axis_name(SIEVE_AXIS_COUNT));
+  cr_expect_null(sieve_axis_value_name(0, sieve_axis_values(0)));
+  cr_expect_eq(sieve_axis_values(-1), SIEVE_ERULE);
+  cr_expect_eq(sieve_rule_set(&r, 0, sieve_axis_values(0)), SIEVE_ERULE);
+  cr_expect_eq(sieve_rule_get(&r, SIEVE_AXIS_COUNT), SIEVE_ERULE);
+  cr_expect_eq(sieve_axis_find("no-such-axis"), SIEVE_ERULE);
+  cr_expect_eq(sieve_axis_value_find(SIEVE_AXIS_BOUNDARY, "lt"), SIEVE_ERULE);
+}
+
+/* The axes real engines need (oracle/ENGINES.md), each value on a row that shows it. */
+
+static sieve_rule with(int axis, int value) {
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  sieve_rule_set(&r, axis, value);
+  return r;
+}
+
+Test(rules, top_p_not_applied_keeps_every_token) {
+  sieve_rule r = with(SIEVE_AXIS_TOPP_SCOPE, SIEVE_TOPP_SCOPE_IGNORED);
+  cr_expect_eq(run_rule(&r, order_row, 3, 1.0, 0.3, -1).info.kept, 3);
+  cr_expect_eq(run_rule(&r, order_row, 3, 1.0, 0.3, 2).info.kept, 2, "top-k still cuts");
+}
+
+Test(rules, vllm_topp_ties_highest_keeps_the_highest_tied_ids) {
+  sieve_rule r = with(SIEVE_AXIS_TOPP_TIES, SIEVE_TOPP_TIES_HIGHEST);
+  r.boundary = SIEVE_BOUNDARY_GE;
+  filtered f = run_rule(&r, equal4, 4, 1.0, 0.5, -1);
+  cr_expect(!is_kept(&f, 0) && !is_kept(&f, 1) && is_kept(&f, 2) && is_kept(&f, 3));
+}
+
+Test(rules, topp_ties_all_keeps_every_token_tied_with_the_last_kept) {
+  sieve_rule r = with(SIEVE_AXIS_TOPP_TIES, SIEVE_TOPP_TIES_ALL);
+  cr_expect_eq(run_rule(&r, equal4, 4, 1.0, 0.25, -1).info.kept, 4);
+}
+
+Test(rules, unspecified_tie_orders_keep_as_many_but_not_the_lowest_ids) {
+  const float row[8] = {5, 5, 5, 5, 5, 5, 5, 5};
+  sieve_rule p = with(SIEVE_AXIS_TOPP_TIES, SIEVE_TOPP_TIES_UNSPECIFIED);
+  sieve_rule k = with(SIEVE_AXIS_TOPK_TIES, SIEVE_TOPK_TIES_UNSPECIFIED);
+  filtered by_p = run_rule(&p, row, 8, 1.0, 0.25, -1), by_k = run_rule(&k, row, 8, 1.0, 1.0, 3);
+  cr_expect_eq(by_p.info.kept, 3);
+  cr_expect_eq(by_k.info.kept, 3);
+  cr_expect(!(is_kept(&by_p, 0) && is_kept(&by_p, 1) && is_kept(&by_p, 2)));
+  cr_expect(!(is_kept(&by_k, 0) && is_kept(&by_k, 1) && is_kept(&by_k, 2)));
+}
+
+Test(rules, t0_thresholds_say_which_temperatures_take_the_t0_rule) {
+  sieve_params in = {5e-6, 0.3, 5}, out;
+  sieve_rule micro = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_MICRO);
+  cr_assert_eq(sieve_params_check_rule(&micro, &in, &out), 0);
+  expect_near(out.temperature, 5e-6, 0, "5e-6 is not below 1e-6");
+  in.temperature = 5e-7;
+  cr_assert_eq(sieve_params_check_rule(&micro, &in, &out), 0);
+  expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "5e-7 is clamped");
+  sieve_rule zero = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_ZERO);
+  cr_assert_eq(sieve_params_check_rule(&zero, &in, &out), 0);
+  expect_near(out.temperature, 5e-7, 0, "only 0 takes the rule");
+  sieve_rule neg = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_NONPOSITIVE);
+  in.temperature = -1.0;
+  cr_expect_eq(sieve_params_check_rule(NULL, &in, &out), SIEVE_ETEMPERATURE);
+  cr_assert_eq(sieve_params_check_rule(&neg, &in, &out), 0);
+  expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "a negative T takes the rule");
+}
+
+Test(rules, hf_t0_reject_makes_temperature_zero_an_error) {
+  sieve_rule r = with(SIEVE_AXIS_T0, SIEVE_T0_REJECT);
+  sieve_params in = {0.0, 1.0, -1}, out;
+  cr_expect_eq(sieve_params_check_rule(&r, &in, &out), SIEVE_ETEMPERATURE);
+}
+
+Test(rules, vllm_the_temperature_floor_raises_small_temperatures_to_a_hundredth) {
+  sieve_rule r = with(SIEVE_AXIS_TEMPERATURE_FLOOR, SIEVE_TEMPERATURE_FLOOR_CENTI);
+  sieve_params in = {0.001, 1.0, -1}, out;
+  cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
+  expect_near(out.temperature, 0.01, 0, "floor");
+  in.temperature = 0.5;
+  cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
+  expect_near(out.temperature, 0.5, 0, "above the floor");
+}
+
+Test(rules, hf_an_explicit_minus_one_can_be_an_error_while_leaving_it_out_is_off) {
+  sieve_rule r = with(SIEVE_AXIS_TOP_K_MINUS_ONE, SIEVE_TOP_K_MINUS_ONE_ERROR);
+  sieve_params minus_one = {1.0, 1.0, -1}, unset = {1.0, 1.0, SIEVE_TOP_K_UNSET}, out;
+  cr_expect_eq(sieve_params_check_rule(&r, &minus_one, &out), SIEVE_ETOPK);
+  cr_assert_eq(sieve_params_check_rule(&r, &unset, &out), 0);
+  cr_expect_eq(out.top_k, -1);
+  cr_assert_eq(sieve_params_check_rule(NULL, &unset, &out), 0);
+  cr_expect_eq(out.top_k, -1, "unset is -1 under DeepInfer's rule too");
+}
+
+Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
+  static float row[1024];
+  static double lp[1024];
+  sieve_filter_info info;
+  row[0] = 20.0f;
+  sieve_rule r = with(SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_FLOAT32_TAIL);
+  sieve_params p = {1.0, 1.0, 1024};
+  cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, lp, &info), 0);
+  cr_expect_lt(info.kept, 1024);
+  cr_expect_gt(info.kept, 1);
+  p.top_k = -1;
+  cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, lp, &info), 0);
+  cr_expect_eq(info.kept, 1024, "without a top-k, top_p = 1 is not applied");
+}
+
+/* The profiles and probes derived from the axes (harness/profiles.c, harness/fingerprint.c). */
+
+#include "../harness/fingerprint.h"
+#include "../harness/profiles.h"
+
+Test(profiles, every_choice_names_its_source_or_why_it_is_unconfirmed) {
+  for (const engine_profile *p = profiles; p->name; p++)
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+      cr_expect(p->why[a].source && p->why[a].source[0], "%s has no source for %s", p->name,
+                sieve_axis_name(a));
+      cr_expect_geq(sieve_rule_get(&p->rule, a), 0);
+    }
+}
+
+Test(profiles, every_axis_has_a_fingerprint_probe) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    cr_expect(sieve_fingerprint_has_probe(a), "%s", sieve_axis_name(a));
+}
+
+Test(profiles, a_rule_text_sets_the_axes_it_names_and_rejects_unknown_ones) {
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  char err[200];
+  cr_assert_eq(profile_parse_rule("boundary=ge,topp_ties=highest", &r, err, sizeof err), 0);
+  cr_expect_eq(r.boundary, SIEVE_BOUNDARY_GE);
+  cr_expect_eq(r.topp_ties, SIEVE_TOPP_TIES_HIGHEST);
+  cr_expect_eq(profile_parse_rule("boundary=lt", &r, err, sizeof err), -1);
+  cr_expect(strstr(err, "'lt'") != NULL, "%s", err);
+  cr_expect_eq(profile_parse_rule("bondary=ge", &r, err, sizeof err), -1);
+  cr_expect(strstr(err, "'bondary'") != NULL, "%s", err);
 }

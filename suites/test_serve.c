@@ -24,7 +24,7 @@ static served serve_n(const char *input, size_t len) {
   size_t size = 0;
   FILE *out = open_memstream(&s.text, &size);
   cr_assert(in && out);
-  cr_assert_eq(sieve_serve(in, out, "deepinfer"), 0);
+  cr_assert_eq(sieve_serve(in, out, "deepinfer", NULL), 0);
   fclose(in);
   fclose(out);
   for (char *line = strtok(s.text, "\n"); line; line = strtok(NULL, "\n")) {

@@ -75,7 +75,19 @@ def cases():
     for n, p in ((3, 0.5), (5, 0.5), (6, 0.3)):
         out.append(c(f"{F}/top-p-tie-keeps-lowest-ids-{n}", F, "000:16-17",
                      f"{n} equal logits, top_p {p}: the kept tokens are the lowest ids.",
-                     [1.0] * n, top_p=p, axis="topk_ties"))
+                     [1.0] * n, top_p=p, axis="topp_ties"))
+    for row, k in (([0.0, -1000.0, -2000.0, -1500.0], 3),
+                   ([0.0, -1100.0, -1500.0, -1200.0, -1600.0, -1000.0, -1300.0], 4)):
+        out.append(c(f"{F}/underflowed-probabilities-tie-in-token-order-top-k-{k}", F, "000:16",
+                     f"Logits {row}, top_k {k}: every token but the first has probability 0 in "
+                     "float64, so they tie and keep token order; ranking by logit would keep "
+                     "other ids.", row, top_k=k, axis="rank_key"))
+    peaked = [20.0] + [0.0] * 1023
+    out.append(c(f"{F}/top-p-one-with-top-k-keeps-the-tail", F, "000:17",
+                 "20 then 1023 zeros, top_p 1 and top_k 1024: top_p = 1 removes nothing, so all "
+                 "1024 tokens stay; a float32 softmax summed in token order loses the tail's "
+                 "e^-20 terms, and a float32 cumulative-sum comparison would cut the tail.",
+                 peaked, top_p=1.0, top_k=1024, axis="topp_one"))
     row = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5]
     for t, p in ((0.5, 0.8), (2.0, 0.8), (0.5, 0.6), (3.0, 0.9), (0.7, 0.9), (0.3, 0.7)):
         scaled = ref.filter_row(ff.as_row(row), ref.Params(t, p, -1)).kept

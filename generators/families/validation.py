@@ -65,5 +65,6 @@ def cases():
     for name, t, p, k in order[:6] + [("clamp-resets-filters", 0.0, 0.2, 1)]:
         out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
                                   f"The filter checks its parameters the same way: temperature "
-                                  f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k))
+                                  f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k,
+                                  explicit_k=True))
     return out

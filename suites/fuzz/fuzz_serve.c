@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
   if (in && out)
-    sieve_serve(in, out, "deepinfer");
+    sieve_serve(in, out, "deepinfer", NULL);
   if (in)
     fclose(in);
   if (out)

@@ -104,7 +104,7 @@ def judge_mutant(name, entry, precision, fixtures, result):
     missed = [i for i in must if got.get(i, {}).get("outcome") not in ("fail", "error")]
     failed = [c for c in got.values() if c["outcome"] in ("fail", "error")
               and not c["id"].startswith("distribution/")]
-    unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if f"[{name}]" not in c["detail"]]
+    unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if name not in c.get("causes", [])]
     ops = {c["id"]: c["request"]["op"] for c in fixtures["cases"]}
     passing = sorted(i for i in separated if ops[i] != "validate"
                      and got.get(i, {}).get("outcome") == "pass")
@@ -134,6 +134,63 @@ def mutants_fail(sieve, mutants):
                                job[3], "--jobs", "1")) for job in jobs[k:k + 2]]
         for (name, entry, _, precision), handle in started:
             judge_mutant(name, entry, precision, fixtures, finish(handle))
+
+
+def rule_values(sieve):
+    """Every axis value of oracle/sieve.h that is not DeepInfer's, as AXIS=VALUE."""
+    axes = json.loads(subprocess.run([sieve, "axes", "--format", "json"], capture_output=True,
+                                     text=True, check=True).stdout)
+    return [f"{a['axis']}={v['name']}" for a in axes for v in a["values"][1:]]
+
+
+def judge_rule(rule, fixtures, result):
+    """A rule variant fails the cases that record the reading it is (rule, in the fixture), and
+    every case it fails names that reading. draw=own is the one value no case can separate: a
+    generator of the engine's own skips the cases that pin the hash's draws."""
+    status, report, err = result
+    got = {c["id"]: c for c in report["cases"]} if report else {}
+    names = {r["name"] for c in fixtures["cases"] for r in c.get("readings", [])
+             if r.get("rule") == rule}
+    recording = {c["id"] for c in fixtures["cases"] for r in c.get("readings", [])
+                 if r.get("rule") == rule and "float64" in r["precisions"]}
+    failed = [c for c in got.values() if c["outcome"] in ("fail", "error")]
+    if rule == "draw=own":
+        check("rule variant draw=own fails no case (its draws are not the hash's)",
+              status == 0 and not failed and not names, f"exit {status}, {len(failed)} failed")
+        return
+    name = next(iter(names), rule)
+    unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if name not in c.get("causes", [])]
+    passing = sorted(i for i in recording if got.get(i, {}).get("outcome") == "pass")
+    check(f"rule variant {rule} is a reading the fixtures record ({len(recording)} cases)",
+          len(names) == 1 and recording, f"readings {sorted(names)}")
+    check(f"rule variant {rule}: each of its {len(failed)} failed cases names [{name}]",
+          status == 1 and failed and not unnamed,
+          f"exit {status}, {len(unnamed)} without it: {unnamed[:2]} {err[-200:]}")
+    check(f"rule variant {rule} fails every case that records [{name}]", not passing,
+          f"{len(passing)} pass: {passing[:3]}")
+
+
+def rule_variants(sieve):
+    """Each axis value's oracle variant, `sieve serve --rule AXIS=VALUE`: the mutant per value
+    (suites/mutants/README.md). The fixtures catch it with its own hint, and the fingerprint
+    names that value on that axis and DeepInfer's on every other."""
+    fixtures = json.loads((HERE.parent.parent / "fixtures" / "sieve-fixtures.json").read_text())
+    suites = [a for s in ("params ordering large-vocab logprobs engine-options uniform draw "
+                          "sample position special-values").split() for a in ("--suite", s)]
+    rules, deepinfer = rule_values(sieve), profile_axes(sieve)["deepinfer"]
+    for k in range(0, len(rules), 2):
+        started = [(rule, start(sieve, f"rule:{rule}", *suites)) for rule in rules[k:k + 2]]
+        for rule, handle in started:
+            judge_rule(rule, fixtures, finish(handle))
+    for rule in rules:
+        axis, value = rule.split("=")
+        p = subprocess.run([sieve, "fingerprint", "--impl", f"rule:{rule}", "--format", "json"],
+                           capture_output=True, text=True)
+        found = {a["axis"]: a["values"] for a in json.loads(p.stdout)["axes"]}
+        others = {a: v for a, v in found.items() if a != axis and len(v) == 1
+                  and v != [deepinfer[a]]}
+        check(f"fingerprint of rule:{rule} finds {value} on {axis}, DeepInfer's elsewhere",
+              found.get(axis) == [value] and not others, f"got {found.get(axis)}, {others}")
 
 
 FAKES = {
@@ -355,61 +412,74 @@ def expectations(sieve, mutants):
               status_with(failing, "sieve-fixtures/1") == 0)
 
 
-MUTANT_AXES = {"ge-boundary": ("boundary", "ge"),
-               "topk-first-renormalized": ("topp_scope", "after_topk"),
-               "reversed-ties": ("topk_ties", "by_id_desc"),
-               "topk-keeps-ties": ("topk_ties", "keep_all"),
-               "temperature-after-filters": ("temperature_at", "after"),
-               "topk-zero-is-off": ("top_k_zero", "off"),
-               "raw-logprobs": ("logprobs", "scaled"),
-               "mtp-offset-forgotten": ("draw", "hash"),
-               "mix-with-increment": ("draw", "own"),
-               "cdf-probability-order": ("draw", "own"),
-               "t0-argmax": ("t0", "inconsistent")}
+# What the fingerprint finds in the wrong ports: reversed-ties reverses every tie, so both
+# cuts keep the highest ids; t0-argmax keeps the first maximum while validate still clamps, so
+# no value of t0 fits both.
+MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
+               ("topk-first-renormalized", "topp_scope", "after_topk"),
+               ("reversed-ties", "topp_ties", "highest"),
+               ("reversed-ties", "topk_ties", "by_id_desc"),
+               ("topk-keeps-ties", "topk_ties", "keep_all"),
+               ("temperature-after-filters", "temperature_at", "after"),
+               ("topk-zero-is-off", "top_k_zero", "off"),
+               ("raw-logprobs", "logprobs", "scaled"),
+               ("mtp-offset-forgotten", "draw", "hash"),
+               ("mix-with-increment", "draw", "own"),
+               ("cdf-probability-order", "draw", "own"),
+               ("t0-argmax", "t0", "no value fits")]
 
 
 def fingerprint(sieve, impl):
-    out = subprocess.run([sieve, "fingerprint", "--impl", impl], capture_output=True, text=True)
-    choices = {}
-    for line in out.stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and not line.startswith(("sieve", "profiles")):
-            choices[parts[0]] = parts[1]
-    matches = out.stdout.split("choice:")[-1].split()
-    return choices, matches
+    """Each axis's verdict ("ge", "argmax|topk1", "not determined (...)") and the profiles that
+    match, from sieve fingerprint --format json."""
+    out = subprocess.run([sieve, "fingerprint", "--impl", impl, "--format", "json"],
+                         capture_output=True, text=True)
+    report = json.loads(out.stdout)
+    return {a["axis"]: a["verdict"] for a in report["axes"]}, report["matches"]
 
 
 def profile_axes(sieve):
-    """Each profile's choice on each axis, as `sieve profiles` lists them."""
-    axes, name = {}, None
-    for line in subprocess.run([sieve, "profiles"], capture_output=True, text=True).stdout.splitlines():
-        if not line.startswith(" "):
-            name = line.split()[0]
-            axes[name] = {}
-        else:
-            axis, value = line.split()[:2]
-            axes[name][axis] = value
-    return axes
+    """Each profile's choice on each axis, as `sieve profiles --format json` lists them."""
+    out = subprocess.run([sieve, "profiles", "--format", "json"], capture_output=True, text=True,
+                         check=True).stdout
+    return {p["name"]: {a: c["value"] for a, c in p["axes"].items()} for p in json.loads(out)}
+
+
+def blind_axes(rule):
+    """The axes a profile's other choices hide from the probes: with top-p not applied its
+    boundary, ties and the place of temperature do not show; when every tied token stays the
+    boundary does not; when T = 0 is rejected a negative T is rejected either way."""
+    hidden = set()
+    if rule["topp_scope"] == "ignored":
+        hidden |= {"boundary", "topp_ties", "temperature_at"}
+    if rule["topp_ties"] == "all":
+        hidden.add("boundary")
+    if rule["t0"] == "reject":
+        hidden.add("t0_below")
+    return hidden
 
 
 def fingerprints(sieve, mutants):
     for name, want in profile_axes(sieve).items():
         got, matches = fingerprint(sieve, f"exec:{sieve} serve --profile {name}")
-        wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v}
+        hidden = blind_axes(want)
+        wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v and not (
+            a in hidden and (got.get(a, "").startswith("not determined")
+                             or v in got.get(a, "").split("|")))}
         check(f"fingerprint names every axis of profile {name} (through exec:)",
               not wrong and name in matches, f"got/wanted {wrong}, matches {matches}")
-    for name, (axis, value) in MUTANT_AXES.items():
+    for name, axis, value in MUTANT_AXES:
         got, _ = fingerprint(sieve, f"lib:{mutants}/lib{name}.so")
         check(f"fingerprint finds {axis} = {value} in mutant {name}", got.get(axis) == value,
               f"got {got.get(axis)}")
     near = subprocess.run([sieve, "fingerprint", "--impl", f"lib:{mutants}/libge-boundary.so"],
                           capture_output=True, text=True).stdout
     check("fingerprint of a mutant no profile matches names the nearest and where it differs",
-          "nearest: deepinfer, which differs on boundary (gt, not ge)" in near, near[-300:])
+          "nearest: deepinfer: differs on boundary (profile gt, found ge)" in near, near[-300:])
     out = subprocess.run([sieve, "diff", "profile:deepinfer", "profile:vllm", "--suite",
                           "ordering"], capture_output=True, text=True)
     check("sieve diff deepinfer vllm shows the (0.5, 0.3, 0.2) order example under topp_scope",
-          out.returncode == 1 and "seed-examples/000-order-example-keeps-2: kept {0,1} | kept {0}"
+          out.returncode == 1 and "seed-examples/000-order-example-keeps-2 (values): kept {0,1} | kept {0}"
           in out.stdout.split("boundary (")[0], out.stdout[:300])
     same = subprocess.run([sieve, "diff", "profile:deepinfer", f"exec:{sieve} serve", "--suite",
                            "ordering"], capture_output=True, text=True)
@@ -426,9 +496,11 @@ def survive_crashes(sieve, py_adapter):
         impl = f"exec:{HERE / 'fakes' / fake}"
         p = subprocess.run([sieve, "fingerprint", "--impl", impl], capture_output=True,
                            text=True, env=env, timeout=300)
-        axes = [l for l in p.stdout.splitlines()[1:9]]
+        n = len(json.loads(subprocess.run([sieve, "axes", "--format", "json"],
+                                          capture_output=True, text=True).stdout))
+        axes = [l for l in p.stdout.splitlines()[1:1 + n]]
         check(f"sieve fingerprint of {fake} reports every axis without an answer and ends",
-              p.returncode == 0 and len(axes) == 8 and all("not determined" in a for a in axes)
+              p.returncode == 0 and len(axes) == n and all("not determined" in a for a in axes)
               and "no axis determined" in p.stdout and "requests crashed" in p.stdout,
               f"exit {p.returncode}: {p.stdout[-300:]} {p.stderr[-200:]}")
         d = subprocess.run([sieve, "diff", "profile:deepinfer", impl, "--suite", "position"],
@@ -465,7 +537,8 @@ def engines_md_current(sieve):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "ENGINES.md"
         subprocess.run([sys.executable, str(root / "harness" / "engines_matrix.py"), sieve,
-                        str(out)], capture_output=True, check=True)
+                        str(out), str(root / "harness" / "adapters" / "engines" / "runs")],
+                       capture_output=True, check=True)
         same = out.read_text() == (root / "oracle" / "ENGINES.md").read_text()
     check("oracle/ENGINES.md is what make engines-matrix writes", same,
           "run make engines-matrix and commit the result")
@@ -568,6 +641,7 @@ def main():
     shards(sieve)
     expectations(sieve, mutants)
     fingerprints(sieve, mutants)
+    rule_variants(sieve)
     survive_crashes(sieve, py_adapter)
     explain(sieve)
     engines_md_current(sieve)
