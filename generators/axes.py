@@ -28,7 +28,7 @@ def read(header: str = HEADER) -> list:
     with open(header, encoding="utf-8") as f:
         text = f.read()
     out = []
-    for upper, field, what in re.findall(r'X\((\w+), (\w+), ("(?:[^"\\]|\\.)*")\)',
+    for upper, field, what in re.findall(r'X\((\w+), (\w+), ((?:"(?:[^"\\]|\\.)*"\s*)+)\)',
                                          _macro(text, "SIEVE_AXES")):
         body = _macro(text, f"SIEVE_{upper}_VALUES")
         values = []
@@ -36,7 +36,7 @@ def read(header: str = HEADER) -> list:
                                 body):
             name, desc = (_strings(e)[0].strip('"') for e in entry)
             values.append((name, desc))
-        out.append((field, what.strip('"'), values))
+        out.append((field, _strings(what)[0].strip('"'), values))
     return out
 
 

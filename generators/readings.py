@@ -242,18 +242,30 @@ def _cut_ties(pr: torch.Tensor, ranked: list, keep: int, n: int, choice) -> int:
         return end
     run = ranked[first:end]
     ranked[first:end] = sorted(run, reverse=True) if choice == "desc" else _scrambled(run)
+    ranked[first:keep] = sorted(ranked[first:keep])  # the next cut makes its own tie choice
     return keep
 
 
-def _float32_tail(s: torch.Tensor, finite: torch.Tensor, ranked: list, n: int) -> int:
+def _lane_total(e: np.ndarray, ids: list, lanes: int) -> np.float32:
+    """The float32 sum of e over ids in token order, in `lanes` lanes combined pairwise."""
+    order = sorted(ids)
+    parts = [np.cumsum(e[order[j::lanes]], dtype=np.float32)[-1] if order[j::lanes] else
+             np.float32(0) for j in range(lanes)]
+    while len(parts) > 1:
+        parts = [np.float32(parts[i] + parts[i + 1]) for i in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _float32_tail(s: torch.Tensor, finite: torch.Tensor, ranked: list, n: int, lanes: int) -> int:
     """top_p = 1 as a float32 comparison (the oracle's variant, oracle/filter.c): a float32
-    softmax summed in token order, a float64 running sum rounded to float32 at each rank; a rank
-    goes once that sum minus its own probability is > 1."""
+    softmax total over the first n ranks' tokens, added in token order in `lanes` lanes; a
+    float64 running sum rounded to float32 at each rank; a rank goes once that sum minus its
+    own probability is > 1."""
     x = s.numpy().astype(np.float32)
     m = np.float32(x[finite.numpy()].max())
     shifted = np.where(finite.numpy(), x - m, np.float32(-np.inf)).astype(np.float64)
     e = np.exp(shifted).astype(np.float32)  # exp in float64, rounded: as oracle/filter.c
-    total = np.cumsum(e, dtype=np.float32)[-1]
+    total = _lane_total(e, ranked[:n], lanes)
     p = (e[ranked[:n]] / total).astype(np.float32)
     running = np.cumsum(p.astype(np.float64)).astype(np.float32)
     over = np.nonzero((running - p)[1:] > np.float32(1.0))[0]
@@ -275,7 +287,8 @@ def _top_p_count(pr: torch.Tensor, top_p: float, reading) -> int:
     return int(keep.sum())
 
 
-def _keep_count(p: torch.Tensor, ranked: list, params: ref.Params, reading, row) -> int:
+def _keep_count(p: torch.Tensor, ranked: list, params: ref.Params, reading, row,
+                lanes=8) -> int:
     """How many ranks stay; tie readings reorder `ranked` in place. `row` is (scaled, finite)."""
     top_p, top_k, n = params.top_p, params.top_k, len(ranked)
     pr = p[ranked]
@@ -289,7 +302,7 @@ def _keep_count(p: torch.Tensor, ranked: list, params: ref.Params, reading, row)
     kept = _cut_ties(p, ranked, kept, n, choice if reading.startswith("topp_ties") else None) \
         if reading else kept
     if reading == "topp_one=float32_tail" and top_p >= 1.0 and top_k != -1:
-        kept = _float32_tail(*row, ranked, n)
+        kept = _float32_tail(*row, ranked, n, lanes)
     if top_k != -1 and top_k < kept:
         k = top_k + (reading == "topk-off-by-one")
         topk_choice = choice if reading and not reading.startswith("topp_ties") else None
@@ -304,9 +317,11 @@ class Filtered:
     summed: Optional[int] = None  # terms of the log-softmax's sum, when not the kept tokens
 
 
-def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, reading) -> Filtered:
+def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, reading,
+               lanes=8) -> Filtered:
     """The filter under a reading; raises ref.SieveError as the rule does. For
-    topp-one-still-cuts see one_still_cuts."""
+    topp-one-still-cuts see one_still_cuts; `lanes` is the float32 total's for
+    topp_one=float32_tail."""
     p = check_params(params, reading)
     logits = logits.to(torch.float32)
     ref.check_logits(logits)
@@ -323,7 +338,7 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     ranking = x.to(torch.float64) if after else s64
     probs = torch.softmax(ranking, 0)
     ranked = _rank(ranking if reading == "rank_key=logit" else probs, finite, reading).tolist()
-    kept = 1 if greedy else _keep_count(probs, ranked, p, reading, (s, finite))
+    kept = 1 if greedy else _keep_count(probs, ranked, p, reading, (s, finite), lanes)
     if reading == "t0-argmax" and params.temperature < ref.SAMPLING_EPS:
         kept = 1
     if reading == "raw-logprobs":

@@ -85,6 +85,8 @@ def filter_run(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, spa
     def run(reading: Optional[str]):
         if reading == "topp-one-still-cuts":
             return one_still_cuts(logits, params, engine, at, sparse)
+        if reading == "topp_one=float32_tail":
+            return float32_tail(logits, params, engine, at, sparse)
         try:
             g = rd.filter_row(logits, params, engine, reading)
         except ref.SieveError as e:
@@ -93,6 +95,27 @@ def filter_run(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, spa
         return answer, {"rows": [{"logprobs": ff.logprobs_matcher(g.logprobs, g.scaled, at,
                                                                    sparse, g.summed)}]}
     return run
+
+
+TAIL_LANES = (8, 1, 16)  # the oracle's variant's, then other float32 sums a kernel might use
+
+
+def float32_tail(logits, params, engine, at, sparse):
+    """topp_one=float32_tail: the cut depends on the order the float32 total was added in, so
+    the answer is the oracle's variant's (eight lanes) and the expectation accepts the cut of
+    a sequential and of a sixteen-lane sum too."""
+    try:
+        rows = [rd.filter_row(logits, params, engine, "topp_one=float32_tail", lanes)
+                for lanes in TAIL_LANES]
+    except ref.SieveError as e:
+        return {"rows": [_error_answer(e)]}, {"rows": [ff.error(e)]}
+    answer = {"rows": [{"logprobs": ff.row_json(rows[0].logprobs.tolist())}]}
+    unique = {}
+    for g in rows:
+        unique.setdefault(tuple(torch.isinf(g.logprobs).tolist()), g)
+    options = [{"logprobs": ff.logprobs_matcher(g.logprobs, g.scaled, at, sparse)}
+               for g in unique.values()]
+    return answer, {"rows": [ff.any_of(options)]}
 
 
 def one_still_cuts(logits, params, engine, at, sparse):

@@ -78,31 +78,64 @@ static const cJSON *below(const cJSON *m, const cJSON *parent, const cJSON *x, i
                                 : cJSON_GetArrayItem(m, index);
 }
 
+/* A protocol number: a JSON number, null (-inf in arrays), or "nan", "inf", "-inf". */
+static int as_number(const cJSON *x, double *v) {
+  if (cJSON_IsNumber(x))
+    return *v = x->valuedouble, 1;
+  if (cJSON_IsNull(x))
+    return *v = -INFINITY, 1;
+  if (!cJSON_IsString(x))
+    return 0;
+  *v = !strcmp(x->valuestring, "-inf")  ? -INFINITY
+       : !strcmp(x->valuestring, "inf") ? INFINITY
+       : !strcmp(x->valuestring, "nan") ? NAN
+                                        : 0.0;
+  return !strcmp(x->valuestring, "-inf") || !strcmp(x->valuestring, "inf") ||
+         !strcmp(x->valuestring, "nan");
+}
+
+static int same_number(double x, double y, const cJSON *m, int f32) {
+  if (isnan(x) || isnan(y) || isinf(x) || isinf(y))
+    return (isnan(x) && isnan(y)) || x == y;
+  /* Whole numbers (token ids) are compared exactly; other values within the bound. */
+  if (x == floor(x) && y == floor(y) && fabs(x) >= 1 && fabs(y) >= 1)
+    return x == y;
+  return fabs(x - y) <= 1e-9 + 1e-9 * fabs(y) + (f32 ? 2 * f32_bound_within(m) : 0.0);
+}
+
+/* Whether every member of object b that is compared is also a member of a. */
+static int no_extra_keys(const cJSON *a, const cJSON *b) {
+  for (const cJSON *y = b->child; y; y = y->next)
+    if (!ignored(y->string) && !cJSON_GetObjectItemCaseSensitive(a, y->string))
+      return 0;
+  return 1;
+}
+
 /* Whether two answers agree; `m` is the case's expectation at the same place, and `f32` says
  * whether either side computes in float32. */
 static int same(const cJSON *a, const cJSON *b, const cJSON *m, int f32) {
-  if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
-    double x = a->valuedouble, y = b->valuedouble;
-    return fabs(x - y) <= 1e-9 + 1e-9 * fabs(y) + (f32 ? 2 * f32_bound_within(m) : 0.0);
-  }
+  double x, y;
+  if (as_number(a, &x) && as_number(b, &y))
+    return same_number(x, y, m, f32);
   if ((a->type & 0xFF) != (b->type & 0xFF))
     return 0;
   if (cJSON_IsString(a))
     return strcmp(a->valuestring, b->valuestring) == 0;
-  if (cJSON_IsArray(a) || cJSON_IsObject(a)) {
-    if (cJSON_IsArray(a) && cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
-      return 0;
-    const cJSON *y = b->child;
-    int i = 0;
-    for (const cJSON *x = a->child; x; x = x->next, y = y ? y->next : NULL, i++) {
-      if (cJSON_IsObject(a)) {
-        if (ignored(x->string))
-          continue;
-        y = cJSON_GetObjectItemCaseSensitive(b, x->string);
-      }
-      if (!y || !same(x, y, below(m, a, x, i), f32))
-        return 0;
+  if (cJSON_IsArray(a) && cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
+    return 0;
+  if (cJSON_IsObject(a) && !no_extra_keys(a, b))
+    return 0;
+  const cJSON *other = b->child;
+  int i = 0;
+  for (const cJSON *item = a->child; item;
+       item = item->next, other = other ? other->next : NULL, i++) {
+    if (cJSON_IsObject(a)) {
+      if (ignored(item->string))
+        continue;
+      other = cJSON_GetObjectItemCaseSensitive(b, item->string);
     }
+    if (!other || !same(item, other, below(m, a, item, i), f32))
+      return 0;
   }
   return 1;
 }
@@ -143,21 +176,31 @@ typedef struct side {
   impl_command cmd;
   cJSON *hello;  /* its answer to hello, with the ops it offers */
   int precision; /* hello's "precision"; float32 when absent */
-  size_t crashes;
+  size_t crashes, answered;
+  size_t in_a_row; /* requests in a row without an answer; at GIVE_UP none is sent any more */
 } side;
+
+#define GIVE_UP 3
 
 typedef struct differ {
   side a, b;
   difference *found;
   size_t n, cap, compared, skipped, both_accepted;
-  char skip_reason[200]; /* the last case's reason to be skipped */
+  char skip_reason[240]; /* the last case's reason to be skipped */
 } differ;
 
 /* An answer, or NULL after a crash, a hang or garbage, which restarts the implementation; the
  * summary then says what happened. */
 static cJSON *ask(side *s, const char *request, size_t len, char *crash, size_t crash_len) {
+  if (s->in_a_row >= GIVE_UP) {
+    snprintf(crash, crash_len, "not asked: %d requests in a row got no answer", GIVE_UP);
+    s->crashes++;
+    return NULL;
+  }
   cJSON *answer = proc_ask(&s->p, request, len, crash, crash_len);
   s->crashes += answer == NULL;
+  s->answered += answer != NULL;
+  s->in_a_row = answer ? 0 : s->in_a_row + 1;
   return answer;
 }
 
@@ -166,11 +209,11 @@ static cJSON *ask(side *s, const char *request, size_t len, char *crash, size_t 
 static int both_offer(differ *d, const char *request, size_t len) {
   cJSON *r = cJSON_ParseWithLength(request, len);
   char why[200];
-  int skip = sieve_case_not_offered(r, d->a.hello, why, sizeof why) ||
-             sieve_case_not_offered(r, d->b.hello, why, sizeof why);
+  int a = sieve_case_not_offered(r, d->a.hello, why, sizeof why);
+  int skip = a || sieve_case_not_offered(r, d->b.hello, why, sizeof why);
   cJSON_Delete(r);
   if (skip)
-    snprintf(d->skip_reason, sizeof d->skip_reason, "%s", why);
+    snprintf(d->skip_reason, sizeof d->skip_reason, "%s: %.200s", a ? "A" : "B", why);
   d->skipped += skip != 0;
   return !skip;
 }
@@ -192,6 +235,38 @@ static int agree(differ *d, const cJSON *expect, const cJSON *x, const cJSON *y)
     return 0;
   d->both_accepted++;
   return 1;
+}
+
+/* The first place two answers differ, as "rows[0].logprobs[3]", with the two values printed;
+ * 0 when none is found. */
+static int first_difference(const cJSON *a, const cJSON *b, const cJSON *m, int f32, char *path,
+                            size_t len, char *va, char *vb, size_t vlen) {
+  double x, y;
+  if (!b || (as_number(a, &x) && as_number(b, &y) && !same_number(x, y, m, f32)) ||
+      (!cJSON_IsArray(a) && !cJSON_IsObject(a) && !same(a, b, m, f32))) {
+    char *ta = cJSON_PrintUnformatted(a), *tb = b ? cJSON_PrintUnformatted(b) : NULL;
+    snprintf(va, vlen, "%.40s", ta ? ta : "");
+    snprintf(vb, vlen, "%.40s", tb ? tb : "(missing)");
+    free(ta);
+    free(tb);
+    return 1;
+  }
+  int i = 0;
+  for (const cJSON *item = a->child; item; item = item->next, i++) {
+    const cJSON *other = cJSON_IsObject(a) ? cJSON_GetObjectItemCaseSensitive(b, item->string)
+                                           : cJSON_GetArrayItem(b, i);
+    if (cJSON_IsObject(a) && ignored(item->string))
+      continue;
+    size_t at = strlen(path);
+    if (cJSON_IsObject(a))
+      snprintf(path + at, len - at, "%s%s", at ? "." : "", item->string);
+    else
+      snprintf(path + at, len - at, "[%d]", i);
+    if (first_difference(item, other, below(m, a, item, i), f32, path, len, va, vb, vlen))
+      return 1;
+    path[at] = '\0';
+  }
+  return 0;
 }
 
 static int has_error(const cJSON *answer) {
@@ -284,6 +359,13 @@ static void compare(differ *d, const char *id, const char *axis, const cJSON *ex
       summary(y, f->b, sizeof f->b);
     else
       snprintf(f->b, sizeof f->b, "crash: %.150s", crash_b);
+    char path[96] = "", va[48], vb[48];
+    if (x && y && strcmp(f->kind, "values") == 0 &&
+        first_difference(x, y, expect, f32, path, sizeof path, va, vb, sizeof va)) {
+      size_t la = strlen(f->a), lb = strlen(f->b);
+      snprintf(f->a + la, sizeof f->a - la, "; %s %s", path, va);
+      snprintf(f->b + lb, sizeof f->b - lb, "; %s %s", path, vb);
+    }
   }
   cJSON_Delete(x);
   cJSON_Delete(y);
@@ -343,7 +425,7 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
            "(a decision float32 can flip): not counted\n",
            markdown ? "\n" : "", d->both_accepted);
   if (d->skipped)
-    printf("%s%zu cases skipped: one of them cannot be asked them (hello), e.g. %s\n",
+    printf("%s%zu cases skipped, for what hello says one side cannot be asked; the last, %s\n",
            markdown ? "\n" : "", d->skipped, d->skip_reason);
   if (d->a.crashes || d->b.crashes)
     printf("%scrashes, hangs or garbage (each time restarted): %s %zu, %s %zu\n",
@@ -358,7 +440,7 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
     if (markdown)
       printf("\n### %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", axis, n, a, b);
     else
-      printf("\n%s (%zu cases)\n", axis, n);
+      printf("\n%s (%zu case%s)\n", axis, n, n == 1 ? "" : "s");
     for (size_t i = 0; i < d->n; i++)
       if (strcmp(d->found[i].axis, axis) == 0)
         printf(markdown ? "| `%s` (%s) | %s | %s |\n" : "  %s (%s): %s | %s\n", d->found[i].id,
@@ -395,10 +477,10 @@ static void print_json(const differ *d, const char *a, const char *b) {
 }
 
 /* Starts an implementation and asks hello; -1, saying why, when it does not answer with ops. */
-static int greet(side *s, const char *name) {
+static int greet(side *s, const char *name, int timeout_ms) {
   static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
   char crash[300] = "";
-  proc_start(&s->p, s->cmd.argv, 30000);
+  proc_start(&s->p, s->cmd.argv, timeout_ms);
   s->hello = proc_ask(&s->p, request, sizeof request - 1, crash, sizeof crash);
   const cJSON *precision = cJSON_GetObjectItemCaseSensitive(s->hello, "precision");
   s->precision = cJSON_IsString(precision) ? sieve_precision_parse(precision->valuestring)
@@ -408,10 +490,10 @@ static int greet(side *s, const char *name) {
             name);
     return -1;
   }
-  if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(s->hello, "ops")))
+  char why[400];
+  if (sieve_hello_check(s->hello, crash, why, sizeof why) == 0)
     return 0;
-  fprintf(stderr, "sieve diff: %s did not answer hello with its ops%s%s\n", name,
-          *crash ? ": " : "", crash);
+  fprintf(stderr, "sieve diff: %s: %s\n", name, why);
   return -1;
 }
 
@@ -422,9 +504,18 @@ static void stop(differ *d) {
   cJSON_Delete(d->b.hello);
 }
 
+const char sieve_diff_usage[] =
+    "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json]\n"
+    "                  [--timeout S]\n"
+    "The fixture cases two implementations answer differently, by the axis each discriminates.\n"
+    "--timeout: per request (30 s); after 3 requests in a row without an answer a side is not\n"
+    "asked again. Exit status: 0 no difference, 1 differences, 2 a usage error, no answer to\n"
+    "hello, or a side that answered nothing.\n";
+
 int sieve_diff_main(int argc, char **argv) {
   static differ d;
-  const char *suites[32] = {NULL}, *format = "text", *names[2] = {NULL, NULL};
+  const char *suites[32] = {NULL}, *format = "text", *names[2] = {NULL, NULL}, *bad = NULL;
+  const char *timeout = "30";
   char err[256], path[PATH_MAX + 64];
   size_t n_suites = 0, n_names = 0;
   for (int i = 0; i < argc; i++) {
@@ -432,15 +523,28 @@ int sieve_diff_main(int argc, char **argv) {
       suites[n_suites++] = argv[++i];
     else if (!strcmp(argv[i], "--format") && i + 1 < argc)
       format = argv[++i];
+    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+      timeout = argv[++i];
     else if (n_names < 2 && argv[i][0] != '-')
       names[n_names++] = argv[i];
-    else
-      n_names = 3;
+    else if (!bad)
+      bad = argv[i];
   }
-  if (n_names != 2 ||
+  char *end;
+  long seconds = strtol(timeout, &end, 10);
+  if (*end || seconds < 1 || seconds > 3600)
+    bad = timeout;
+  const int timeout_ms = (int)seconds * 1000;
+  if (bad || n_names != 2 ||
       (strcmp(format, "text") && strcmp(format, "markdown") && strcmp(format, "json"))) {
-    fprintf(stderr, "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... "
-                    "[--format text|markdown|json]\n");
+    fprintf(stderr, "sieve diff: %s%s%s\n%s",
+            bad            ? "unexpected argument '"
+            : n_names != 2 ? "give two implementations"
+                           : "--format is text, markdown or json, not '",
+            bad            ? bad
+            : n_names != 2 ? ""
+                           : format,
+            bad || n_names == 2 ? "'" : "", sieve_diff_usage);
     return 2;
   }
   sieve_fixtures fx;
@@ -450,7 +554,7 @@ int sieve_diff_main(int argc, char **argv) {
     fprintf(stderr, "sieve diff: %s\n", err);
     return 2;
   }
-  if (greet(&d.a, names[0]) != 0 || greet(&d.b, names[1]) != 0) {
+  if (greet(&d.a, names[0], timeout_ms) != 0 || greet(&d.b, names[1], timeout_ms) != 0) {
     stop(&d);
     sieve_fixtures_free(&fx);
     return 2;
@@ -460,8 +564,17 @@ int sieve_diff_main(int argc, char **argv) {
     print_json(&d, names[0], names[1]);
   else
     print(&d, names[0], names[1], strcmp(format, "markdown") == 0);
+  /* A side that answered nothing after hello gave no answers to compare: no verdict. */
+  const side *silent = d.compared && !d.a.answered   ? &d.a
+                       : d.compared && !d.b.answered ? &d.b
+                                                     : NULL;
+  if (silent)
+    fprintf(stderr,
+            "sieve diff: %s answered none of the %zu requests: the differences are its "
+            "crashes, not its choices\n",
+            silent == &d.a ? names[0] : names[1], d.compared);
   stop(&d);
   sieve_fixtures_free(&fx);
   free(d.found);
-  return d.n ? 1 : 0;
+  return silent ? 2 : d.n ? 1 : 0;
 }

@@ -5,4 +5,7 @@
 /* argv holds the arguments after "diff". Returns 0 (no difference), 1 or 2. */
 int sieve_diff_main(int argc, char **argv);
 
+/* The usage text of `sieve diff`. */
+extern const char sieve_diff_usage[];
+
 #endif /* SIEVE_DIFF_H */

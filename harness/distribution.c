@@ -67,8 +67,10 @@ static char *chunk_request(const dist_case *c, size_t first, size_t n, size_t *l
     jbuf_num(&b, c->params.temperature);
     jbuf_raw(&b, ",\"top_p\":");
     jbuf_num(&b, c->params.top_p);
-    jbuf_raw(&b, ",\"top_k\":");
-    jbuf_int(&b, c->params.top_k);
+    if (c->params.top_k != -1) { /* off: left out (an explicit -1 is an error to some engines) */
+      jbuf_raw(&b, ",\"top_k\":");
+      jbuf_int(&b, c->params.top_k);
+    }
     jbuf_raw(&b, "},\"seed\":");
     jbuf_u64_str(&b, 0x5EED0000ULL + first + i);
     jbuf_raw(&b, ",\"position\":");

@@ -19,10 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "impl.h"
+#include "jbuf.h"
 #include "outfile.h"
+#include "proc.h"
 #include "profiles.h"
+#include "suites.h"
 
 #define SHOWN 24 /* rows of the table; larger vocabularies show their best tokens */
 
@@ -61,15 +65,15 @@ static void run_rule(const row_input *in, explained *e) {
   e->full = calloc(in->vocab, sizeof *e->full);
   e->processed = calloc(in->vocab, sizeof *e->processed);
   e->rc = !e->full || !e->processed ? SIEVE_ENOMEM
-          : sieve_filter_rule(e->rule, in->logits, in->vocab, &in->params, NULL, e->processed,
-                              &e->info);
+                                    : sieve_filter_rule(e->rule, in->logits, in->vocab, &in->params,
+                                                        NULL, e->processed, &e->info);
   if (e->rc == 0 && sieve_filter_rule(NULL, in->logits, in->vocab, &all, NULL, e->full, NULL))
     memset(e->full, 0, in->vocab * sizeof *e->full);
   for (size_t i = 0; e->rc == 0 && i < in->vocab; i++)
     e->full[i] = exp(e->full[i]);
   e->drew = e->rc == 0 && in->has_key &&
-            sieve_sample_rule(e->rule, in->logits, in->vocab, &in->params, NULL, &in->key, 0,
-                              NULL, &e->drawn) == 0;
+            sieve_sample_rule(e->rule, in->logits, in->vocab, &in->params, NULL, &in->key, 0, NULL,
+                              &e->drawn) == 0;
 }
 
 static void bar(FILE *out, double p) {
@@ -98,7 +102,9 @@ static void print_table(FILE *out, const row_input *in, const explained *e, size
     bar(out, order[k].p);
     for (size_t r = 0; r < n_rules; r++) {
       double lp = e[r].processed[id];
-      if (isinf(lp))
+      if (e[r].rc != 0)
+        fprintf(out, " %12s", "error");
+      else if (isinf(lp))
         fprintf(out, " %12s", "removed");
       else
         fprintf(out, " %12.4f", exp(lp));
@@ -126,8 +132,9 @@ static void print_rule(FILE *out, const row_input *in, const explained *e) {
             e->info.cut_gap == 0 ? " (a tie, decided by token id)" : "");
   fputc('\n', out);
   if (e->drew)
-    fprintf(out, "  draw: u = %.6f; the cdf over the kept tokens in token order first "
-                 "exceeds u x total at token %lld (logprob %.4f)\n",
+    fprintf(out,
+            "  draw: u = %.6f; the cdf over the kept tokens in token order first "
+            "exceeds u x total at token %lld (logprob %.4f)\n",
             e->drawn.u, (long long)e->drawn.token, e->drawn.logprob);
   (void)in;
 }
@@ -145,8 +152,9 @@ static int write_svg(const char *path, const row_input *in, const explained *e, 
   if (order)
     qsort(order, in->vocab, sizeof *order, by_p);
   int w = 60 + 40 * (int)n, h = 60 + 160 * (int)n_rules;
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-             "font-family=\"sans-serif\" font-size=\"11\">\n",
+  fprintf(f,
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+          "font-family=\"sans-serif\" font-size=\"11\">\n",
           w, h);
   for (size_t r = 0; order && r < n_rules; r++) {
     int base = 150 + 160 * (int)r;
@@ -155,8 +163,8 @@ static int write_svg(const char *path, const row_input *in, const explained *e, 
     for (size_t k = 0; k < n; k++) {
       size_t id = order[k].id;
       int kept = !isinf(e[r].processed[id]), height = (int)lround(order[k].p * 110);
-      fprintf(f, "<rect x=\"%zu\" y=\"%d\" width=\"30\" height=\"%d\" fill=\"%s\"/>\n",
-              40 + 40 * k, base - height, height, kept ? "#2b6cb0" : "#cbd5e0");
+      fprintf(f, "<rect x=\"%zu\" y=\"%d\" width=\"30\" height=\"%d\" fill=\"%s\"/>\n", 40 + 40 * k,
+              base - height, height, kept ? "#2b6cb0" : "#cbd5e0");
       fprintf(f, "<text x=\"%zu\" y=\"%d\">%zu</text>\n", 45 + 40 * k, base + 14, id);
     }
   }
@@ -196,7 +204,7 @@ static int from_case(const char *id, row_input *in, char *err, size_t len) {
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(params, "top_k");
   in->params = (sieve_params){cJSON_IsNumber(t) ? t->valuedouble : 1.0,
                               cJSON_IsNumber(p) ? p->valuedouble : 1.0,
-                              cJSON_IsNumber(k) ? (int64_t)k->valuedouble : -1};
+                              cJSON_IsNumber(k) ? (int64_t)k->valuedouble : SIEVE_TOP_K_UNSET};
   const cJSON *seed = cJSON_GetObjectItemCaseSensitive(row, "seed");
   const cJSON *position = cJSON_GetObjectItemCaseSensitive(row, "position");
   in->has_key = cJSON_IsString(seed) && cJSON_IsNumber(position);
@@ -226,17 +234,78 @@ static int parse_logits(const char *text, row_input *in) {
   return in->vocab ? 0 : -1;
 }
 
-static int explain_usage(const char *why) {
-  fprintf(stderr, "sieve explain: %s\nusage: sieve explain CASE_ID [--profile NAME] [--svg FILE]\n"
-                  "       sieve explain --logits X,Y,... [--temperature T] [--top-p P] "
-                  "[--top-k K] [--seed S --position N] [--profile NAME] [--svg FILE]\n",
-          why);
-  return 2;
+static int explain_usage(const char *why, const char *what) {
+  return sieve_usage_error("explain", why, what, sieve_explain_usage);
 }
 
+/* The answer of an implementation to a case's request, its verdict at the implementation's
+ * precision and, for a failure, the detail sieve run gives (with the hint of a reading). */
+static int ask_impl(const cJSON *c, const cJSON *request, const char *impl) {
+  static impl_command cmd;
+  char err[512], why[512], detail[1200], causes[600];
+  proc p;
+  if (impl_command_parse(&cmd, impl, err, sizeof err) != 0)
+    return fprintf(stderr, "sieve explain: %s\n", err), 2;
+  proc_start(&p, cmd.argv, 30000);
+  static const char greeting[] = "{\"op\":\"hello\",\"protocol\":1}";
+  cJSON *hello = proc_ask(&p, greeting, sizeof greeting - 1, err, sizeof err);
+  const char *declared = sieve_case_str(hello, "precision");
+  int precision = *declared ? sieve_precision_parse(declared) : SIEVE_PRECISION_FLOAT32;
+  int rc = sieve_hello_check(hello, err, why, sizeof why) != 0 || precision < 0 ? 2 : 0;
+  if (rc != 0)
+    fprintf(stderr, "sieve explain: %s: %s\n", impl, precision < 0 ? "unknown precision" : why);
+  else if (sieve_case_not_offered(request, hello, why, sizeof why))
+    printf("\n%s: not asked: %s\n", impl, why);
+  jbuf b = {0};
+  jbuf_json(&b, request);
+  cJSON *answer = rc == 0 && !*why ? proc_ask(&p, b.data, b.len, err, sizeof err) : NULL;
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(c, "expect");
+  char *text = answer ? cJSON_PrintUnformatted(answer) : NULL;
+  if (rc == 0 && !*why && !answer)
+    printf("\n%s: no answer: %s\n", impl, err);
+  else if (answer && sieve_check_at(expect, answer, precision, why, sizeof why, NULL))
+    printf("\n%s answers %.300s\npass at %s\n", impl, text, sieve_precision_name(precision));
+  else if (answer) {
+    sieve_case_detail(c, answer, precision, why, detail, sizeof detail, causes, sizeof causes);
+    printf("\n%s answers %.300s\nfail at %s: %s\n", impl, text, sieve_precision_name(precision),
+           detail);
+  }
+  free(text);
+  jbuf_free(&b);
+  cJSON_Delete(answer);
+  cJSON_Delete(hello);
+  proc_stop(&p, NULL, 0);
+  return rc;
+}
+
+/* --impl: the case's request to an implementation. */
+static int explain_impl(const char *case_id, const char *impl) {
+  char path[PATH_MAX + 64], err[512];
+  sieve_fixtures fx;
+  if (sieve_fixtures_load(sieve_default_fixtures(path, sizeof path), &fx, err, sizeof err) != 0)
+    return fprintf(stderr, "sieve explain: %s\n", err), 2;
+  const cJSON *c = sieve_fixtures_find(&fx, case_id);
+  cJSON *request = c ? sieve_case_request(c, err, sizeof err) : NULL;
+  int rc = request ? ask_impl(c, request, impl) : 2;
+  if (!request)
+    fprintf(stderr, "sieve explain: %s\n", err);
+  cJSON_Delete(request);
+  sieve_fixtures_free(&fx);
+  return rc;
+}
+
+const char sieve_explain_usage[] =
+    "usage: sieve explain CASE_ID [--profile NAME] [--impl IMPL] [--svg FILE]\n"
+    "       sieve explain --logits X,Y,... [--temperature T] [--top-p P] [--top-k K]\n"
+    "                     [--seed S --position N] [--profile NAME] [--svg FILE]\n"
+    "The steps of the rule on one row (a fixture case's, or the logits given), beside another\n"
+    "profile's with --profile; --svg writes them as a picture. With --impl, the case's request\n"
+    "goes to that implementation too, and its answer is judged as sieve run judges it.\n";
+
 int sieve_explain_main(int argc, char **argv) {
-  row_input in = {.params = SIEVE_PARAMS_DEFAULT};
+  row_input in = {.params = {1.0, 1.0, SIEVE_TOP_K_UNSET}};
   const char *svg = NULL, *other = NULL, *case_id = NULL, *seed = NULL, *position = NULL;
+  const char *impl = NULL;
   int rc = 0;
   for (int i = 0; i < argc && rc == 0; i++) {
     const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -245,7 +314,7 @@ int sieve_explain_main(int argc, char **argv) {
       continue;
     }
     if (!value)
-      return explain_usage("an option lacks its value");
+      return explain_usage("an option lacks its value:", flag);
     i++;
     if (!strcmp(flag, "--logits"))
       rc = parse_logits(value, &in);
@@ -263,31 +332,38 @@ int sieve_explain_main(int argc, char **argv) {
       other = value;
     else if (!strcmp(flag, "--svg"))
       svg = value;
+    else if (!strcmp(flag, "--impl"))
+      impl = value;
     else
-      return explain_usage("unknown option");
+      return explain_usage("unknown option", flag);
   }
   char err[256];
   if (rc != 0)
-    return explain_usage("--logits must be numbers separated by commas");
+    return explain_usage("--logits must be numbers separated by commas", NULL);
   if (case_id && from_case(case_id, &in, err, sizeof err) != 0)
-    return explain_usage(err);
+    return explain_usage(err, NULL);
   if (!in.vocab)
-    return explain_usage("give a case id or --logits");
+    return explain_usage("give a case id or --logits", NULL);
+  if (impl && !case_id)
+    return explain_usage("--impl needs a case id", NULL);
   if (seed && position) {
     in.key = (sieve_draw_key){strtoull(seed, NULL, 10), strtoull(position, NULL, 10), 0, 0};
     in.has_key = 1;
   }
   const engine_profile *profile = other ? profile_find(other) : NULL;
   if (other && !profile)
-    return explain_usage("unknown profile (sieve profiles lists them)");
+    return explain_usage("unknown profile (sieve profiles lists them):", other);
   explained e[2] = {{.name = "deepinfer", .rule = &profiles[0].rule}};
   size_t n_rules = profile ? 2 : 1;
   if (profile)
     e[1] = (explained){.name = profile->name, .rule = &profile->rule};
   for (size_t r = 0; r < n_rules; r++)
     run_rule(&in, &e[r]);
-  printf("sieve explain: %s%zu logits, T %g, top_p %g, top_k %lld\n", case_id ? "" : "a row of ",
-         in.vocab, in.params.temperature, in.params.top_p, (long long)in.params.top_k);
+  char top_k[32] = "off";
+  if (in.params.top_k != SIEVE_TOP_K_UNSET)
+    snprintf(top_k, sizeof top_k, "%lld", (long long)in.params.top_k);
+  printf("sieve explain: %s%zu logits, T %g, top_p %g, top_k %s\n", case_id ? "" : "a row of ",
+         in.vocab, in.params.temperature, in.params.top_p, top_k);
   if (e[0].rc == 0)
     print_table(stdout, &in, e, n_rules);
   for (size_t r = 0; r < n_rules; r++)
@@ -299,5 +375,5 @@ int sieve_explain_main(int argc, char **argv) {
     free(e[r].processed);
   }
   free(in.logits);
-  return 0;
+  return impl ? explain_impl(case_id, impl) : 0;
 }

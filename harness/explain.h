@@ -5,4 +5,7 @@
 /* argv holds the arguments after "explain". Returns the exit status. */
 int sieve_explain_main(int argc, char **argv);
 
+/* The usage text of `sieve explain`. */
+extern const char sieve_explain_usage[];
+
 #endif /* SIEVE_EXPLAIN_H */

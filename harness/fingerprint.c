@@ -36,7 +36,8 @@ typedef struct prober {
   mask found[SIEVE_AXIS_COUNT];
   int status[SIEVE_AXIS_COUNT];
   char note[SIEVE_AXIS_COUNT][320];
-  size_t crashes; /* requests that crashed, hung or got garbage; each restarts the child */
+  size_t crashes;  /* requests that crashed, hung or got garbage; each restarts the child */
+  size_t in_a_row; /* requests in a row without an answer; at GIVE_UP none is sent any more */
   char last_crash[300];
 } prober;
 
@@ -51,9 +52,25 @@ static int offers(const prober *pr, const char *op) {
 }
 
 /* An answer that is not a whole-request error, or NULL. */
+#define GIVE_UP 3
+
+/* A request that crashed, hung or got garbage; at GIVE_UP in a row, the last one. */
+static void no_answer(prober *pr) {
+  pr->crashes++;
+  if (++pr->in_a_row == GIVE_UP)
+    snprintf(pr->last_crash + strlen(pr->last_crash),
+             sizeof pr->last_crash - strlen(pr->last_crash),
+             " (%d requests in a row without an answer: no more are sent)", GIVE_UP);
+}
+
 static cJSON *ask(prober *pr, const char *request) {
+  if (pr->in_a_row >= GIVE_UP) {
+    pr->crashes++;
+    return NULL;
+  }
   cJSON *answer = proc_ask(&pr->p, request, strlen(request), pr->last_crash, sizeof pr->last_crash);
-  pr->crashes += answer == NULL;
+  if (!answer)
+    no_answer(pr); /* an answer resets in_a_row where its caller has checked it */
   if (answer && !cJSON_GetObjectItemCaseSensitive(answer, "error"))
     return answer;
   cJSON_Delete(answer);
@@ -66,7 +83,7 @@ static void garbage(prober *pr, const cJSON *answer, const char *missing) {
   snprintf(pr->last_crash, sizeof pr->last_crash, "the answer has no %s: %.80s", missing,
            text ? text : "");
   free(text);
-  pr->crashes++;
+  no_answer(pr);
 }
 
 /* What one filter row came back as. */
@@ -110,6 +127,8 @@ static row_answer filter_row(prober *pr, const char *logits, const char *params)
   r.answered = r.error || cJSON_IsArray(lp);
   if (answer && !r.answered)
     garbage(pr, answer, "rows[0].logprobs or rows[0].error");
+  if (r.answered)
+    pr->in_a_row = 0;
   if (cJSON_IsArray(lp))
     read_row(&r, lp);
   cJSON_Delete(answer);
@@ -128,6 +147,27 @@ static const char *describe(const row_answer *r, char *out, size_t len) {
     snprintf(out + at, len - at, "%s}", r->kept > 64 ? ",..." : "");
   if (r->kept > 12)
     snprintf(out, len, "%zu tokens", r->kept);
+  return out;
+}
+
+/* The kept ids as runs, "{0-15,17}", for the long tie blocks. */
+static const char *describe_ids(const row_answer *r, char *out, size_t len) {
+  if (r->error || r->kept <= 12)
+    return describe(r, out, len);
+  size_t at = (size_t)snprintf(out, len, "{");
+  for (int i = 0; i < 64 && at < len; i++) {
+    if (!(r->set >> i & 1))
+      continue;
+    int j = i;
+    while (j + 1 < 64 && r->set >> (j + 1) & 1)
+      j++;
+    at += (size_t)snprintf(out + at, len - at, "%s%d", at > 1 ? "," : "", i);
+    if (j > i && at < len)
+      at += (size_t)snprintf(out + at, len - at, "-%d", j);
+    i = j;
+  }
+  if (at < len)
+    snprintf(out + at, len - at, "}");
   return out;
 }
 
@@ -163,6 +203,11 @@ static mask probe_rank_key(prober *pr) {
 #define MAT_ROW "[2,1.5,1,0.3,-0.2,-1.5]"
 #define EQUAL4 "[1,1,1,1]"
 #define EQUAL8 "[1,1,1,1,1,1,1,1]"
+/* 64 equal logits: a block long enough that a sort which is stable on short rows (an
+ * insertion sort below 16 elements, as std::sort and torch use) shows its own order. */
+#define EQUAL64                                                                                    \
+  "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"    \
+  "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]"
 
 static int topp_ignored(const prober *pr) {
   return pr->found[SIEVE_AXIS_TOPP_SCOPE] == ONE(TOPP_SCOPE, IGNORED);
@@ -190,25 +235,32 @@ static mask probe_topp_scope(prober *pr) {
                            : 0;
 }
 
-/* Blocks of equal logits whose exact masses put the top-p cut inside the block: 4 at top_p 0.5
- * and 8 at top_p 0.25; > keeps 3 of either, >= keeps 2. */
+/* Blocks of equal logits whose exact masses put the top-p cut inside the block: 4 at top_p 0.5,
+ * 8 and 64 at top_p 0.25; > keeps one token more than the mass reaches (3, 3, 17), >= keeps
+ * exactly as many (2, 2, 16). */
 typedef struct tie_rows {
-  row_answer r[2];
-  size_t n[2];
+  row_answer r[3];
+  size_t n[3], at_mass[3];
 } tie_rows;
 
 static tie_rows topp_tie_rows(prober *pr) {
-  tie_rows t = {
-      {filter_row(pr, EQUAL4, "{\"top_p\":0.5}"), filter_row(pr, EQUAL8, "{\"top_p\":0.25}")},
-      {4, 8}};
+  tie_rows t = {{filter_row(pr, EQUAL4, "{\"top_p\":0.5}"),
+                 filter_row(pr, EQUAL8, "{\"top_p\":0.25}"),
+                 filter_row(pr, EQUAL64, "{\"top_p\":0.25}")},
+                {4, 8, 64},
+                {2, 2, 16}};
   return t;
 }
 
-static mask boundary_of(const row_answer *r, size_t n) {
-  return r->kept == n   ? ALL(BOUNDARY)
-         : r->kept == 3 ? ONE(BOUNDARY, GT)
-         : r->kept == 2 ? ONE(BOUNDARY, GE)
-                        : 0;
+static int tie_rows_answered(const tie_rows *t) {
+  return t->r[0].answered && t->r[1].answered && t->r[2].answered;
+}
+
+static mask boundary_of(const row_answer *r, size_t n, size_t at_mass) {
+  return r->kept == n             ? ALL(BOUNDARY)
+         : r->kept == at_mass + 1 ? ONE(BOUNDARY, GT)
+         : r->kept == at_mass     ? ONE(BOUNDARY, GE)
+                                  : 0;
 }
 
 static mask probe_boundary(prober *pr) {
@@ -216,14 +268,19 @@ static mask probe_boundary(prober *pr) {
   if (topp_ignored(pr))
     return note(pr, SIEVE_AXIS_BOUNDARY, "top-p is not applied"), ALL(BOUNDARY);
   tie_rows t = topp_tie_rows(pr);
-  if (!t.r[0].answered || !t.r[1].answered || t.r[0].error || t.r[1].error)
+  if (!tie_rows_answered(&t) || t.r[0].error || t.r[1].error || t.r[2].error)
     return ALL(BOUNDARY);
-  note(pr, SIEVE_AXIS_BOUNDARY, "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s%s",
-       describe(&t.r[0], a, sizeof a), describe(&t.r[1], b, sizeof b),
+  note(pr, SIEVE_AXIS_BOUNDARY,
+       "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s; 64 equal at top_p 0.25 "
+       "keep %zu%s",
+       describe(&t.r[0], a, sizeof a), describe(&t.r[1], b, sizeof b), t.r[2].kept,
        t.r[0].kept == 4 && t.r[1].kept == 8 ? " (every tied token stays, so the boundary does "
                                               "not show)"
                                             : "");
-  return boundary_of(&t.r[0], 4) & boundary_of(&t.r[1], 8);
+  mask m = ALL(BOUNDARY);
+  for (int i = 0; i < 3; i++)
+    m &= boundary_of(&t.r[i], t.n[i], t.at_mass[i]);
+  return m;
 }
 
 /* The lowest (or highest) `c` ids of a block of ids. */
@@ -266,11 +323,16 @@ static mask probe_topp_ties(prober *pr) {
   if (topp_ignored(pr))
     return note(pr, SIEVE_AXIS_TOPP_TIES, "top-p is not applied"), ALL(TOPP_TIES);
   tie_rows t = topp_tie_rows(pr);
-  if (!t.r[0].answered || !t.r[1].answered)
+  if (!tie_rows_answered(&t))
     return ALL(TOPP_TIES);
-  note(pr, SIEVE_AXIS_TOPP_TIES, "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s",
-       describe(&t.r[0], a, sizeof a), describe(&t.r[1], b, sizeof b));
-  return combine_ties(ties_of(&t.r[0], 0xF), ties_of(&t.r[1], 0xFF));
+  char c[64];
+  note(pr, SIEVE_AXIS_TOPP_TIES,
+       "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s; "
+       "64 equal at top_p 0.25 keep %s",
+       describe(&t.r[0], a, sizeof a), describe(&t.r[1], b, sizeof b),
+       describe_ids(&t.r[2], c, sizeof c));
+  return combine_ties(combine_ties(ties_of(&t.r[0], 0xF), ties_of(&t.r[1], 0xFF)),
+                      ties_of(&t.r[2], ~0UL));
 }
 
 /* ------------------------------------------------------------------ top-k */
@@ -287,6 +349,7 @@ static const struct {
     {"[0,5,5,5,5,5,5,1]", "{\"top_k\":3}", "(0,5,5,5,5,5,5,1) top_k 3", 0x7E, 0},
     {"[1,1,1,3]", "{\"top_k\":2}", "(1,1,1,3) top_k 2", 0x7, 0x8},
     {"[3,2,3,0,2,3,2,0,1]", "{\"top_k\":4}", "(3,2,3,0,2,3,2,0,1) top_k 4", 0x52, 0x25},
+    {EQUAL64, "{\"top_k\":20}", "64 equal, top_k 20", ~0UL, 0},
 };
 
 static mask probe_topk_ties(prober *pr) {
@@ -299,7 +362,7 @@ static mask probe_topk_ties(prober *pr) {
       return ALL(TOPK_TIES);
     at += (size_t)snprintf(pr->note[SIEVE_AXIS_TOPK_TIES] + at,
                            at < sizeof pr->note[0] ? sizeof pr->note[0] - at : 0, "%s%s keeps %s",
-                           i ? "; " : "", topk_rows[i].shown, describe(&r, ids, sizeof ids));
+                           i ? "; " : "", topk_rows[i].shown, describe_ids(&r, ids, sizeof ids));
     unsigned long allowed = topk_rows[i].block | topk_rows[i].above;
     mask here = (r.set & ~allowed) || (r.set & topk_rows[i].above) != topk_rows[i].above
                     ? 0
@@ -362,8 +425,9 @@ static const char *t_text(const t_answer *a, char *out, size_t len) {
 static mask t0_of(const t_answer *zero) {
   if (zero->r.error)
     return ONE(T0, REJECT);
-  if (zero->r.set == 0x1 && fabs(zero->r.lp[0]) < 1e-6)
-    return ONE(T0, ARGMAX) | ONE(T0, TOPK1);
+  /* One of the two maxima alone: the first is argmax's, either may be top_k 1's. */
+  if (zero->r.kept == 1 && (zero->r.set == 0x1 || zero->r.set == 0x2))
+    return zero->r.set == 0x1 ? ONE(T0, ARGMAX) | ONE(T0, TOPK1) : ONE(T0, TOPK1);
   if (zero->r.set == 0x3)
     return ONE(T0, TOPK1);
   return near(zero->t_eff, 1e-5) ? ONE(T0, CLAMP) : 0;
@@ -512,6 +576,8 @@ static int sampled(prober *pr, const char *logits, uint64_t seed, int position, 
   int ok = cJSON_IsNumber(t) && cJSON_IsNumber(lp);
   if (answer && !ok)
     garbage(pr, answer, "rows[0].token and logprob");
+  if (ok)
+    pr->in_a_row = 0;
   if (ok) {
     *token = (int64_t)t->valuedouble;
     *logprob = lp->valuedouble;
@@ -522,7 +588,11 @@ static int sampled(prober *pr, const char *logits, uint64_t seed, int position, 
 
 static const float mat_row[6] = {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f};
 
-/* The drawn token's logprob against the processed, the scaled and the raw row. */
+/* The drawn token's logprob against the processed, the scaled and the raw row, the three
+ * values of the axis in their order. */
+_Static_assert(SIEVE_LOGPROBS_COUNT == 3 && SIEVE_LOGPROBS_PROCESSED == 0 &&
+                   SIEVE_LOGPROBS_SCALED == 1 && SIEVE_LOGPROBS_RAW == 2,
+               "probe_logprobs knows three kinds of logprobs");
 static mask probe_logprobs(prober *pr) {
   int64_t token;
   double got, lp[3][6];
@@ -590,22 +660,31 @@ static int told(const prober *pr, int a) {
   return pr->status[a] == ASKED && pr->found[a] != (1u << sieve_axis_values(a)) - 1u;
 }
 
-/* Whether a profile's choice on an axis fits what was found (an axis not told fits all). */
-static int fits(const prober *pr, const sieve_rule *rule, int a) {
-  return !told(pr, a) || (pr->found[a] >> sieve_rule_get(rule, a) & 1);
+/* Whether a profile's choice on an axis fits what was found. An axis not told fits every
+ * choice, and a choice the profile could not confirm (not applicable to that engine, or read
+ * but not run) contradicts nothing. */
+static int fits(const prober *pr, const engine_profile *p, int a) {
+  return !told(pr, a) || !p->why[a].confirmed || (pr->found[a] >> sieve_rule_get(&p->rule, a) & 1);
 }
 
-static int mismatches(const prober *pr, const sieve_rule *rule) {
+static int mismatches(const prober *pr, const engine_profile *p) {
   int n = 0;
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
-    n += !fits(pr, rule, a);
+    n += !fits(pr, p, a);
+  return n;
+}
+
+static int unanswered(const prober *pr) {
+  int n = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    n += pr->status[a] == NO_ANSWER;
   return n;
 }
 
 static const engine_profile *nearest(const prober *pr) {
   const engine_profile *best = profiles;
   for (const engine_profile *p = profiles; p->name; p++)
-    if (mismatches(pr, &p->rule) < mismatches(pr, &best->rule))
+    if (mismatches(pr, p) < mismatches(pr, best))
       best = p;
   return best;
 }
@@ -647,19 +726,23 @@ static void print_text(const prober *pr, const char *impl, const cJSON *hello,
   } else {
     printf("\nprofiles making every determined choice:");
     for (const engine_profile *p = profiles; p->name; p++)
-      if (mismatches(pr, &p->rule) == 0)
+      if (mismatches(pr, p) == 0)
         printf(" %s", p->name), any = 1;
     printf("%s\n", any ? "" : " none");
   }
-  const engine_profile *near_p = any_told && !any ? nearest(pr) : check;
+  const engine_profile *near_p = check ? check : any_told && !any ? nearest(pr) : NULL;
+  if (unanswered(pr))
+    printf("%d axes got no answer: a match above is not a verdict on them\n", unanswered(pr));
   if (near_p) {
     printf("%s %s: ", near_p == check ? "against profile" : "nearest:", near_p->name);
-    if (!mismatches(pr, &near_p->rule))
-      printf("every determined axis agrees");
+    if (!any_told)
+      printf("nothing to compare: no axis was determined");
+    else if (!mismatches(pr, near_p))
+      printf("every determined axis agrees%s", unanswered(pr) ? " (some got no answer)" : "");
     else
       printf("differs on");
     for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
-      if (!fits(pr, &near_p->rule, a))
+      if (!fits(pr, near_p, a))
         printf(" %s (profile %s, found %s)", sieve_axis_name(a),
                sieve_axis_value_name(a, sieve_rule_get(&near_p->rule, a)),
                found_text(pr, a, value, sizeof value));
@@ -690,12 +773,13 @@ static void print_json(const prober *pr, const char *impl, const cJSON *hello,
   }
   cJSON *matches = cJSON_AddArrayToObject(out, "matches");
   for (const engine_profile *p = profiles; p->name; p++)
-    if (mismatches(pr, &p->rule) == 0)
+    if (mismatches(pr, p) == 0)
       cJSON_AddItemToArray(matches, cJSON_CreateString(p->name));
   const engine_profile *against = check ? check : nearest(pr);
+  cJSON_AddNumberToObject(out, "unanswered", unanswered(pr));
   cJSON *differs = cJSON_CreateArray();
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
-    if (!fits(pr, &against->rule, a))
+    if (!fits(pr, against, a))
       cJSON_AddItemToArray(differs, cJSON_CreateString(sieve_axis_name(a)));
   cJSON_AddStringToObject(out, check ? "profile" : "nearest", against->name);
   cJSON_AddItemToObject(out, "differs", differs);
@@ -721,41 +805,53 @@ static void probe_all(prober *pr) {
   }
 }
 
-static int usage(const char *why) {
-  fprintf(stderr,
-          "sieve fingerprint: %s\nusage: sieve fingerprint --impl IMPL [--profile NAME] "
-          "[--format text|json]\n",
-          why);
-  return 2;
+const char sieve_fingerprint_usage[] =
+    "usage: sieve fingerprint --impl IMPL [--profile NAME] [--format text|json] [--timeout S]\n"
+    "The choice an implementation makes on each axis (sieve axes), and the profiles making the\n"
+    "same ones. With --profile, where it leaves that profile. --timeout: per request (30 s);\n"
+    "after 3 requests in a row without an answer no more are sent. Exit status: 0 done, 1 it\n"
+    "leaves --profile on an axis or leaves axes unanswered, 2 a usage error or no answer to\n"
+    "hello.\n";
+
+static int usage(const char *why, const char *what) {
+  return sieve_usage_error("fingerprint", why, what, sieve_fingerprint_usage);
 }
 
 int sieve_fingerprint_main(int argc, char **argv) {
   static impl_command cmd;
-  const char *impl = NULL, *format = "text", *against = NULL;
-  char err[256];
+  const char *impl = NULL, *format = "text", *against = NULL, *timeout = "30";
+  char err[512];
   for (int i = 0; i + 1 < argc; i += 2) {
     const char **slot = !strcmp(argv[i], "--impl")      ? &impl
                         : !strcmp(argv[i], "--format")  ? &format
                         : !strcmp(argv[i], "--profile") ? &against
+                        : !strcmp(argv[i], "--timeout") ? &timeout
                                                         : NULL;
     if (!slot)
-      return usage("unknown option");
+      return usage("unknown option", argv[i]);
     *slot = argv[i + 1];
   }
   const engine_profile *check = against ? profile_find(against) : NULL;
-  if (!impl || argc % 2 || (strcmp(format, "text") && strcmp(format, "json")))
-    return usage("--impl IMPL is required; --format is text or json");
+  if (argc % 2)
+    return usage("an option lacks its value:", argv[argc - 1]);
+  if (!impl)
+    return usage("--impl IMPL is required", NULL);
+  if (strcmp(format, "text") && strcmp(format, "json"))
+    return usage("--format is text or json, not", format);
   if (against && !check)
-    return usage("no such profile (sieve profiles lists them)");
+    return usage("no such profile (sieve profiles lists them):", against);
+  char *end;
+  long seconds = strtol(timeout, &end, 10);
+  if (*end || seconds < 1 || seconds > 3600)
+    return usage("--timeout is seconds in [1, 3600], not", timeout);
   if (impl_command_parse(&cmd, impl, err, sizeof err) != 0)
-    return usage(err);
+    return usage(err, NULL);
   static prober pr;
-  proc_start(&pr.p, cmd.argv, 30000);
+  proc_start(&pr.p, cmd.argv, (int)seconds * 1000);
   cJSON *hello = ask(&pr, "{\"op\":\"hello\",\"protocol\":1}");
   pr.ops = cJSON_GetObjectItemCaseSensitive(hello, "ops");
-  if (!cJSON_IsArray(pr.ops)) {
-    fprintf(stderr, "sieve fingerprint: %s did not answer hello with its ops%s%s\n", impl,
-            pr.crashes ? ": " : "", pr.crashes ? pr.last_crash : "");
+  if (sieve_hello_check(hello, pr.last_crash, err, sizeof err) != 0) {
+    fprintf(stderr, "sieve fingerprint: %s: %s\n", impl, err);
     proc_stop(&pr.p, NULL, 0);
     cJSON_Delete(hello);
     return 2;
@@ -767,5 +863,10 @@ int sieve_fingerprint_main(int argc, char **argv) {
     print_text(&pr, impl, hello, check);
   proc_stop(&pr.p, NULL, 0);
   cJSON_Delete(hello);
-  return check && mismatches(&pr, &check->rule) ? 1 : 0;
+  int told_any = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    told_any |= told(&pr, a);
+  /* With --profile, an implementation that showed nothing, or left an axis without an answer,
+   * has not agreed with it. */
+  return check && (mismatches(&pr, check) || !told_any || unanswered(&pr)) ? 1 : 0;
 }

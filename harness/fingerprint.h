@@ -9,4 +9,7 @@ int sieve_fingerprint_has_probe(int axis);
  * implementation differs from --profile on an axis, 2 a usage error or no answer to hello. */
 int sieve_fingerprint_main(int argc, char **argv);
 
+/* The usage text of `sieve fingerprint`. */
+extern const char sieve_fingerprint_usage[];
+
 #endif /* SIEVE_FINGERPRINT_H */

@@ -204,7 +204,8 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
   int hashed = !strcmp(op, "sample") || !strcmp(op, "draw") || !strcmp(op, "uniform");
   if (*sieve_case_str(hello, "unavailable"))
     return snprintf(why, len, "the implementation is unavailable: %s",
-                    sieve_case_str(hello, "unavailable")), 1;
+                    sieve_case_str(hello, "unavailable")),
+           1;
   if (!listed(cJSON_GetObjectItemCaseSensitive(hello, "ops"), op))
     return snprintf(why, len, "the implementation does not offer op %s (hello)", op), 1;
   if (option)
@@ -217,4 +218,39 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
                     "its draws"),
            1;
   return 0;
+}
+
+int sieve_hello_check(const cJSON *answer, const char *crash, char *err, size_t len) {
+  const cJSON *protocol = cJSON_GetObjectItemCaseSensitive(answer, "protocol");
+  char *text = protocol ? cJSON_PrintUnformatted(protocol) : NULL;
+  int ok = 0;
+  size_t room = len > 64 ? len - 64 : 0, n = strlen(crash);
+  if (!answer) /* the end of the detail (its stderr's last line) is what explains it */
+    snprintf(err, len, "the implementation did not answer hello%s%s%s", *crash ? ": " : "",
+             n > room ? "..." : "", n > room ? crash + n - room : crash);
+  else if (*sieve_case_str(answer, "unavailable"))
+    snprintf(err, len, "the implementation is unavailable: %.300s",
+             sieve_case_str(answer, "unavailable"));
+  else if (!protocol)
+    snprintf(err, len,
+             "hello's answer has no \"protocol\"; this sieve speaks protocol 1 "
+             "(harness/PROTOCOL.md)");
+  else if (!cJSON_IsNumber(protocol) || protocol->valuedouble != 1)
+    snprintf(err, len,
+             "hello answered protocol %.40s; this sieve speaks protocol 1 "
+             "(harness/PROTOCOL.md, \"Versions\")",
+             text ? text : "?");
+  else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(answer, "ops")))
+    snprintf(err, len, "hello's answer has no list of ops");
+  else
+    ok = 1;
+  free(text);
+  return ok ? 0 : -1;
+}
+
+const cJSON *sieve_fixtures_find(const sieve_fixtures *fx, const char *id) {
+  for (const cJSON *c = fx->cases->child; c; c = c->next)
+    if (strcmp(sieve_case_str(c, "id"), id) == 0)
+      return c;
+  return NULL;
 }

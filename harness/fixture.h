@@ -28,6 +28,9 @@ int sieve_fixtures_parse(const char *text, size_t len, sieve_fixtures *out, char
 /* The longest row a recipe may describe. */
 #define SIEVE_RECIPE_MAX (1 << 22)
 
+/* The case with this id, or NULL. */
+const cJSON *sieve_fixtures_find(const sieve_fixtures *fx, const char *id);
+
 /* A case's string member (id, family, ...), or "" when it has none. */
 const char *sieve_case_str(const cJSON *c, const char *key);
 
@@ -49,5 +52,12 @@ float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t
  * and returns 1, or returns 0 when it can be asked.
  */
 int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, size_t len);
+
+/*
+ * Whether an answer to hello is one sieve can work with: "protocol" 1 (the version this sieve
+ * speaks; harness/PROTOCOL.md, "Versions") and a list of ops. Returns 0, or -1 with a message
+ * naming what was received; `crash` (may be "") says why there was no answer at all.
+ */
+int sieve_hello_check(const cJSON *answer, const char *crash, char *err, size_t len);
 
 #endif /* SIEVE_FIXTURE_H */

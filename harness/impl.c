@@ -63,3 +63,9 @@ const char *sieve_default_fixtures(char *buf, size_t len) {
   }
   return buf;
 }
+
+int sieve_usage_error(const char *name, const char *why, const char *what, const char *usage) {
+  fprintf(stderr, "sieve %s: %s%s%s%s\n%s", name, why, what ? " '" : "", what ? what : "",
+          what ? "'" : "", usage);
+  return 2;
+}

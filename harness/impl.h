@@ -17,4 +17,8 @@ int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t er
  * install's share/sieve/). Returns `buf`. */
 const char *sieve_default_fixtures(char *buf, size_t len);
 
+/* A usage error of a subcommand: "sieve NAME: WHY 'WHAT'" and its usage on stderr; returns 2,
+ * the exit status of a usage error. `what` (may be NULL) is the argument at fault. */
+int sieve_usage_error(const char *name, const char *why, const char *what, const char *usage);
+
 #endif /* SIEVE_IMPL_CMD_H */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../oracle/sieve.h"
+#include "case.h"
 #include "diff.h"
 #include "explain.h"
 #include "fingerprint.h"
@@ -35,11 +36,40 @@ static const char usage[] =
     "                                                      where two implementations differ\n"
     "       sieve explain CASE_ID | --logits X,Y,... [--profile NAME] [--svg FILE]\n"
     "                                                      the steps of the rule on one row\n"
+    "       sieve case ID [--request]                      a fixture case, or its request alone\n"
     "       sieve profiles [--format json]                 the engine profiles and their axes\n"
     "       sieve axes [--format json]                     the axes and their values\n"
     "       sieve --version\n"
     "       sieve --help\n"
     "IMPL: exec:COMMAND, lib:PATH.so, profile:NAME or rule:AXIS=VALUE,...\n";
+
+static const char serve_usage[] =
+    "usage: sieve serve [--profile NAME] [--rule AXIS=VALUE,...]\n"
+    "       sieve serve --lib PATH.so\n"
+    "Answers protocol v1 (harness/PROTOCOL.md) on stdin/stdout: the oracle under DeepInfer's "
+    "rule,\n"
+    "a profile's (sieve profiles), with --rule's axes set on it (sieve axes), or a shared\n"
+    "library's table (harness/sieve_impl.h).\n";
+static const char profiles_usage[] =
+    "usage: sieve profiles [--format text|json]\n"
+    "The engine profiles: each one's choice on every axis, with the source it was read from.\n";
+static const char axes_usage[] =
+    "usage: sieve axes [--format text|json]\n"
+    "The axes on which engines choose differently (oracle/sieve.h), and their values.\n";
+
+/* `sieve SUBCOMMAND --help`: its usage on stdout; NULL for a subcommand with its own. */
+static const char *subcommand_usage(const char *name) {
+  static const struct {
+    const char *name, *text;
+  } table[] = {{"serve", serve_usage},       {"fingerprint", sieve_fingerprint_usage},
+               {"diff", sieve_diff_usage},   {"explain", sieve_explain_usage},
+               {"profiles", profiles_usage}, {"axes", axes_usage},
+               {"case", sieve_case_usage}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i].name, name) == 0)
+      return table[i].text;
+  return NULL;
+}
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "sieve: ");
@@ -66,16 +96,23 @@ static const sieve_impl *load_impl(const char *path) {
   return impl;
 }
 
+static int serve_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "sieve serve: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", serve_usage);
+  return 2;
+}
+
 /* The rule of --profile (DeepInfer's by default) with --rule's axes set on it, and its name. */
 static int serve_rule(const char *profile, const char *rule_text, sieve_rule *rule, char *name,
                       size_t len) {
   const engine_profile *p = profile_find(profile);
   char err[200];
   if (!p)
-    return usage_error("serve: unknown profile '%s' (sieve profiles lists them)", profile);
+    return serve_error("unknown profile '%s' (sieve profiles lists them)", profile);
   *rule = p->rule;
   if (rule_text && profile_parse_rule(rule_text, rule, err, sizeof err) != 0)
-    return usage_error("serve: %s", err);
+    return serve_error("%s", err);
   snprintf(name, len, "%s%s%s", profile, rule_text ? "+" : "", rule_text ? rule_text : "");
   return 0;
 }
@@ -92,7 +129,7 @@ static int cmd_serve(int argc, char **argv) {
     else if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc)
       lib = argv[++i];
     else
-      return usage_error("serve: unexpected argument '%s'", argv[i]);
+      return serve_error("unexpected argument '%s'", argv[i]);
   }
   sieve_rule rule;
   char name[256];
@@ -111,7 +148,9 @@ static int json_format(int argc, char **argv, const char *command) {
     return 1;
   if (argc == 2 && strcmp(argv[0], "--format") == 0 && strcmp(argv[1], "text") == 0)
     return 0;
-  return usage_error("%s takes only --format text|json", command) ? -1 : -1;
+  fprintf(stderr, "sieve %s: unexpected argument '%s'\n%s", command, argv[0],
+          !strcmp(command, "axes") ? axes_usage : profiles_usage);
+  return -1;
 }
 
 static void print_json(cJSON *value) {
@@ -193,12 +232,21 @@ int main(int argc, char **argv) {
     printf("sieve %s\n", SIEVE_VERSION);
     return 0;
   }
+  const char *help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))
+                         ? subcommand_usage(argv[1])
+                         : NULL;
+  if (help) {
+    fputs(help, stdout);
+    return 0;
+  }
   if (strcmp(argv[1], "serve") == 0)
     return cmd_serve(argc - 2, argv + 2);
   if (strcmp(argv[1], "profiles") == 0)
     return print_profiles(argc - 2, argv + 2);
   if (strcmp(argv[1], "axes") == 0)
     return print_axes(argc - 2, argv + 2);
+  if (strcmp(argv[1], "case") == 0)
+    return sieve_case_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "explain") == 0)
     return sieve_explain_main(argc - 2, argv + 2);
   if (strcmp(argv[1], "diff") == 0)

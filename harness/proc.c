@@ -77,7 +77,11 @@ static void exec_child(int in_fd, int out_fd, int err_fd, char **argv) {
 
 proc_status proc_start(proc *p, char **argv, int timeout_ms) {
   int in[2], out[2];
-  *p = (proc){.argv = argv, .pid = -1, .to_child = -1, .from_child = -1, .err_fd = -1,
+  *p = (proc){.argv = argv,
+              .pid = -1,
+              .to_child = -1,
+              .from_child = -1,
+              .err_fd = -1,
               .timeout_ms = timeout_ms};
   if (pipe2(in, O_CLOEXEC) != 0)
     return PROC_NOSTART;
@@ -218,6 +222,18 @@ void proc_stop(proc *p, char *how, size_t how_len) {
   p->to_child = p->from_child = p->err_fd = -1;
 }
 
+/* Appends "; its stderr: TAIL" to `detail`, cutting the tail's start, never its end: the last
+ * line of a crash (the exception) is what explains it. */
+static void append_stderr(char *detail, size_t detail_len, const char *tail) {
+  static const char label[] = "; its stderr: ";
+  size_t used = strlen(detail), n = strlen(tail);
+  if (!n || used + sizeof label >= detail_len)
+    return;
+  size_t room = detail_len - used - sizeof label;
+  snprintf(detail + used, detail_len - used, "%s%s%s", label, n > room ? "..." : "",
+           n > room ? tail + n - (room > 3 ? room - 3 : 0) : tail);
+}
+
 cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t detail_len) {
   char *line = NULL, tail[1024], how[96] = "";
   proc_status st = p->pid > 0 ? proc_exchange(p, request, len, &line) : PROC_NOSTART;
@@ -234,8 +250,8 @@ cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t d
   int timeout_ms = p->timeout_ms;
   proc_stop(p, how, sizeof how);
   if (st != PROC_OK && st != PROC_TIMEOUT)
-    snprintf(detail, detail_len, "the implementation %s (%s)%s%s", proc_status_name(st), how,
-             *tail ? "; its stderr: " : "", tail);
+    snprintf(detail, detail_len, "the implementation %s (%s)", proc_status_name(st), how);
+  append_stderr(detail, detail_len, tail);
   proc_start(p, argv, timeout_ms);
   return NULL;
 }

@@ -63,7 +63,7 @@ const engine_profile profiles[] = {
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
-      .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_ARGMAX,
@@ -77,7 +77,8 @@ const engine_profile profiles[] = {
                            "softmax of the top-k masked logits (2a69949, run: "
                            "harness/adapters/engines/vllm_adapter.py)"),
       A(BOUNDARY) = SEEN("same: ascending cumsum <= 1 - p removed; run: 4 equal at 0.5 keep 2"),
-      A(TOPP_TIES) = SEEN("same: the ascending sort's last tokens stay; run: {2,3}"),
+      A(TOPP_TIES) = SEEN("same: logits.sort() is not stable: short tie runs keep the highest ids "
+                          "({2,3} of 4), 64 equal keep {0,17-31} (run)"),
       A(TOPK_TIES) = SEEN("same: logits < the k-th value masked; run: {1,3,4}"),
       A(TEMPERATURE_AT) = SEEN("vllm/v1/sample/sampler.py Sampler.apply_temperature before "
                                "TopKTopPSampler"),
@@ -94,7 +95,9 @@ const engine_profile profiles[] = {
                      "generators")}},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
-     {.t0_below = SIEVE_T0_BELOW_MICRO,
+     {.topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
+      .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .t0_below = SIEVE_T0_BELOW_MICRO,
       .t0 = SIEVE_T0_TOPK1,
       .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
       .logprobs = SIEVE_LOGPROBS_SCALED,
@@ -106,9 +109,10 @@ const engine_profile profiles[] = {
                            "sorted probabilities (15a4398, run: "
                            "harness/adapters/engines/sglang_adapter.py)"),
       A(BOUNDARY) = SEEN("same: (probs_sum - probs_sort) > top_p removed"),
-      A(TOPP_TIES) = SEEN("same: torch.sort(descending=True), not stable by contract; on CPU it "
-                          "gave id order in every run here"),
-      A(TOPK_TIES) = SEEN("same: rank >= k removed after that sort; run: {1,3}"),
+      A(TOPP_TIES) = SEEN("same: torch.sort(descending=True) is not stable: short tie runs come "
+                          "out in id order, 64 equal at top_p 0.25 keep {32-48} (run)"),
+      A(TOPK_TIES) = SEEN("same: rank >= k removed after that sort; 64 equal at top_k 20 keep "
+                          "{32-51} (run)"),
       A(TEMPERATURE_AT) = SEEN("sampler.py Sampler.forward: logits.div_(temperatures) before the "
                                "softmax"),
       A(T0_BELOW) = SEEN("python/sglang/srt/sampling/sampling_params.py: _SAMPLING_EPS = 1e-6"),
@@ -126,7 +130,7 @@ const engine_profile profiles[] = {
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
-      .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_REJECT,
@@ -140,7 +144,8 @@ const engine_profile profiles[] = {
                            "harness/adapters/engines/hf_transformers_adapter.py)"),
       A(BOUNDARY) = SEEN("generation/logits_process.py TopPLogitsWarper: cumulative_probs <= "
                          "1 - top_p removed"),
-      A(TOPP_TIES) = SEEN("same: the ascending sort's last tokens stay; run: {2,3}"),
+      A(TOPP_TIES) = SEEN("same: torch.sort is not stable: short tie runs keep the highest ids "
+                          "({2,3} of 4), 64 equal keep {0,17-31} (run)"),
       A(TOPK_TIES) = SEEN("same file, TopKLogitsWarper: scores < the k-th value removed"),
       A(TEMPERATURE_AT) = SEEN("_get_logits_processor: TemperatureLogitsWarper first"),
       A(T0_BELOW) = SEEN("generation/configuration_utils.py: T must be strictly positive "
@@ -405,8 +410,20 @@ const engine_profile *profile_find(const char *name) {
   return NULL;
 }
 
+/* "no value 'lt' of boundary (gt, ge)". */
+static void no_value(int axis, const char *value, char *err, size_t len) {
+  size_t at = (size_t)snprintf(err, len, "--rule: no value '%s' of %s (", value,
+                               sieve_axis_name(axis));
+  for (int v = 0; v < sieve_axis_values(axis) && at < len; v++)
+    at += (size_t)snprintf(err + at, len - at, "%s%s", v ? ", " : "",
+                           sieve_axis_value_name(axis, v));
+  if (at < len)
+    snprintf(err + at, len - at, ")");
+}
+
 /* One "axis=value" of `len` characters onto the rule. */
-static int parse_choice(const char *text, size_t len, sieve_rule *rule, char *err, size_t err_len) {
+static int parse_choice(const char *text, size_t len, sieve_rule *rule, char *err,
+                        size_t err_len) {
   char choice[96];
   snprintf(choice, sizeof choice, "%.*s", (int)len, text);
   char *eq = strchr(choice, '=');
@@ -414,15 +431,11 @@ static int parse_choice(const char *text, size_t len, sieve_rule *rule, char *er
     *eq = '\0';
   int axis = sieve_axis_find(choice);
   int value = eq && axis >= 0 ? sieve_axis_value_find(axis, eq + 1) : SIEVE_ERULE;
-  if (axis < 0 || value < 0) {
-    snprintf(err, err_len, "--rule: %s '%s'%s", axis < 0 ? "no axis" : "no value",
-             axis < 0 ? choice
-             : eq     ? eq + 1
-                      : "",
-             axis < 0 ? " (sieve axes lists them)" : " of that axis (sieve axes)");
-    return -1;
-  }
-  return sieve_rule_set(rule, axis, value);
+  if (axis < 0)
+    snprintf(err, err_len, "--rule: no axis '%s' (sieve axes lists them)", choice);
+  else if (value < 0)
+    no_value(axis, eq ? eq + 1 : "", err, err_len);
+  return axis < 0 || value < 0 ? -1 : sieve_rule_set(rule, axis, value);
 }
 
 int profile_parse_rule(const char *text, sieve_rule *rule, char *err, size_t len) {

@@ -33,12 +33,16 @@ static size_t by_suite(const run_report *r, suite_counts *out) {
 }
 
 static const char *verdict(const run_report *r) {
-  return r->unexpected || r->now_passing ? "FAILED" : "ok";
+  return !sieve_report_failed(r)           ? "ok"
+         : r->unexpected || r->now_passing ? "FAILED"
+                                           : "FAILED (no case was asked: every one was skipped)";
 }
 
 static const char *mark(const case_result *c) {
   if (c->outcome == OUTCOME_PASS)
-    return c->expected_failure ? " (expected to fail: remove it from the expectation file)" : "";
+    return c->expected_failure ? "listed in the expectation file as a failure, but passes: "
+                                 "remove it"
+                               : "";
   return c->expected_failure ? " (expected)" : "";
 }
 
@@ -86,8 +90,7 @@ static int more_likely(const cause_count *a, const cause_count *b) {
 
 /* How many failed fixture cases give each reading's answer, and how many passing cases rule it
  * out, most likely first; returns how many readings, with the failed cases in *total. */
-static size_t tally_causes(const run_report *r, cause_count *out, size_t *without,
-                           size_t *total) {
+static size_t tally_causes(const run_report *r, cause_count *out, size_t *without, size_t *total) {
   size_t n = 0;
   *without = *total = 0;
   for (size_t i = 0; i < r->n_cases; i++)
@@ -118,8 +121,10 @@ static void cause_lines(const run_report *r, FILE *out, int markdown) {
                         : "\nfailed cases whose answer a known reading gives, and passing cases "
                           "that rule it out (fixtures/README.md, \"Readings\"):\n");
   for (size_t i = 0; i < n; i++)
-    fprintf(out, markdown ? "| `%s` | %zu of %zu | %zu |\n" : "  %-28s %3zu of %zu failed, %zu "
-                                                             "passing rule it out\n",
+    fprintf(out,
+            markdown ? "| `%s` | %zu of %zu | %zu |\n"
+                     : "  %-28s %3zu of %zu failed, %zu "
+                       "passing rule it out\n",
             causes[i].name, causes[i].n, total, causes[i].ruled_out);
   if (markdown)
     fprintf(out, "| no known reading | %zu of %zu | |\n", without, total);
@@ -166,8 +171,9 @@ static void problem_lines(const run_report *r, FILE *out) {
 }
 
 static void verdict_line(const run_report *r, FILE *out) {
-  fprintf(out, "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
-               "%zu unexpected (precision %s)\n",
+  fprintf(out,
+          "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
+          "%zu unexpected (precision %s)\n",
           verdict(r), r->counts[OUTCOME_PASS], r->counts[OUTCOME_FAIL], r->counts[OUTCOME_SKIP],
           r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH], r->unexpected + r->now_passing,
           sieve_precision_name(r->precision));
@@ -188,9 +194,9 @@ void sieve_report_summary(const run_report *r, FILE *out) {
 }
 
 static void render_text(const run_report *r, FILE *out) {
-  fprintf(out, "sieve run: %s (%s %s) against %s fixtures at precision %s (%s)\n",
-          r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
-          sieve_precision_name(r->precision), r->precision_source);
+  fprintf(out, "sieve run: %s (%s %s) against %s fixtures at precision %s (%s)\n", r->options->impl,
+          r->impl_name, r->impl_version, r->fixtures_schema, sieve_precision_name(r->precision),
+          r->precision_source);
   problem_lines(r, out);
   cause_lines(r, out, 0);
   suite_counts suites[SUITES_MAX];
@@ -211,11 +217,13 @@ static void md_cell(FILE *out, const char *text) {
 }
 
 static void render_markdown(const run_report *r, FILE *out) {
-  fprintf(out, "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures at precision %s (%s): "
-               "**%zu passed**, %zu failed, %zu skipped, %zu errors, %zu crashed.\n\n",
+  fprintf(out,
+          "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures at precision %s (%s): "
+          "**%zu passed**, %zu failed, %zu skipped, %zu errors, %zu crashed; **%zu "
+          "unexpected** (the cases marked so below fail the run).\n\n",
           verdict(r), r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
           sieve_precision_name(r->precision), r->precision_source, r->counts[0], r->counts[1],
-          r->counts[2], r->counts[3], r->counts[4]);
+          r->counts[2], r->counts[3], r->counts[4], r->unexpected + r->now_passing);
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
   fputs("| suite | pass | fail | skip | error | crash |\n|---|---:|---:|---:|---:|---:|\n", out);
@@ -226,13 +234,19 @@ static void render_markdown(const run_report *r, FILE *out) {
   int header = 0;
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
-    if (c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP)
+    if ((c->outcome == OUTCOME_PASS && !c->expected_failure) || c->outcome == OUTCOME_SKIP)
       continue;
     if (!header++)
       fputs("\n| outcome | case | what differs |\n|---|---|---|\n", out);
-    fprintf(out, "| %s%s | `%s` | ", outcome_name(c->outcome), c->expected_failure ? " (expected)" : "",
-            c->id);
-    md_cell(out, c->detail);
+    fprintf(out, "| %s%s%s | `%s` | ", sieve_case_unexpected(c) ? "**unexpected** " : "",
+            outcome_name(c->outcome), c->expected_failure ? " (expected)" : "", c->id);
+    md_cell(out, c->outcome == OUTCOME_PASS ? "listed in the expectation file, but passes: "
+                                              "remove it"
+                                            : c->detail);
+    if (c->expected_note[0]) {
+      fputs("; expected: ", out);
+      md_cell(out, c->expected_note);
+    }
     fputs(" |\n", out);
   }
   if (*r->note)
@@ -282,6 +296,10 @@ static void render_json(const run_report *r, FILE *out) {
     jbuf_str(&b, outcome_name(c->outcome));
     jbuf_key(&b, "expected_failure", 1);
     jbuf_raw(&b, c->expected_failure ? "true" : "false");
+    if (c->expected_note[0]) {
+      jbuf_key(&b, "expected_note", 1);
+      jbuf_str(&b, c->expected_note);
+    }
     jbuf_key(&b, "detail", 1);
     jbuf_str(&b, c->detail);
     jbuf_key(&b, "causes", 1);
@@ -332,34 +350,86 @@ static void xml_text(FILE *out, const char *text) {
   }
 }
 
+/* A testcase as CI systems read JUnit (Jenkins, GitLab): a failure the expectation file lists
+ * is skipped with its reason; one it does not list is a <failure> (fail, or a listed case that
+ * passed) or an <error> (error, crash) with the detail as message and body. */
 static void junit_case(FILE *out, const case_result *c) {
+  int bad = sieve_case_unexpected(c), failed = c->outcome != OUTCOME_PASS;
+  const char *tag = bad && (c->outcome == OUTCOME_ERROR || c->outcome == OUTCOME_CRASH) ? "error"
+                    : bad                                                               ? "failure"
+                    : c->outcome == OUTCOME_SKIP || failed                              ? "skipped"
+                                                                                        : NULL;
   fputs("    <testcase classname=\"sieve.", out);
   xml_text(out, c->suite);
   fputs("\" name=\"", out);
   xml_text(out, c->id);
-  fputs("\"", out);
-  if (c->outcome == OUTCOME_PASS || (c->expected_failure && c->outcome != OUTCOME_SKIP &&
-                                     c->outcome != OUTCOME_PASS)) {
+  fprintf(out, "\" time=\"%.3f\"", c->seconds);
+  if (!tag) {
     fputs("/>\n", out);
     return;
   }
-  static const char *const tags[] = {"", "failure", "skipped", "error", "error"};
-  fprintf(out, ">\n      <%s message=\"", tags[c->outcome]);
-  xml_text(out, c->detail);
-  fprintf(out, "\" type=\"%s\"/>\n    </testcase>\n", outcome_name(c->outcome));
+  char message[1200];
+  if (!failed)
+    snprintf(message, sizeof message,
+             "listed as an expected failure (%s) but passes: remove it "
+             "from the expectation file",
+             c->expected_note);
+  else if (c->expected_failure)
+    snprintf(message, sizeof message, "expected failure: %s; %s: %s", c->expected_note,
+             outcome_name(c->outcome), c->detail);
+  else
+    snprintf(message, sizeof message, "%s", c->detail);
+  fprintf(out, ">\n      <%s message=\"", tag);
+  xml_text(out, message);
+  fprintf(out, "\" type=\"%s\"", failed ? outcome_name(c->outcome) : "stale-expectation");
+  if (strcmp(tag, "skipped") == 0) {
+    fputs("/>\n    </testcase>\n", out);
+    return;
+  }
+  fputs(">", out);
+  xml_text(out, message);
+  fprintf(out, "</%s>\n    </testcase>\n", tag);
+}
+
+/* A suite's counts as its testcases show them. */
+typedef struct junit_counts {
+  size_t tests, failures, errors, skipped;
+  double seconds;
+} junit_counts;
+
+static junit_counts junit_count(const run_report *r, const char *suite) {
+  junit_counts k = {0};
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    if (suite && strcmp(c->suite, suite) != 0)
+      continue;
+    int bad = sieve_case_unexpected(c);
+    k.tests++;
+    k.seconds += c->seconds;
+    k.errors += bad && (c->outcome == OUTCOME_ERROR || c->outcome == OUTCOME_CRASH);
+    k.failures += bad && c->outcome != OUTCOME_ERROR && c->outcome != OUTCOME_CRASH;
+    k.skipped += !bad && c->outcome != OUTCOME_PASS;
+  }
+  return k;
 }
 
 static void render_junit(const run_report *r, FILE *out) {
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
-  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sieve\">\n", out);
+  junit_counts all = junit_count(r, NULL);
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sieve\" "
+          "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+          all.tests, all.failures, all.errors, all.skipped, all.seconds);
   for (size_t s = 0; s < n; s++) {
-    const size_t *k = suites[s].counts;
-    fprintf(out, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-                 "skipped=\"%zu\">\n",
-            suites[s].suite, k[0] + k[1] + k[2] + k[3] + k[4], k[1], k[3] + k[4], k[2]);
-    fprintf(out, "    <properties>\n      <property name=\"precision\" value=\"%s\"/>\n"
-                 "      <property name=\"precision_source\" value=\"%s\"/>\n    </properties>\n",
+    junit_counts k = junit_count(r, suites[s].suite);
+    fprintf(out,
+            "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"%zu\" time=\"%.3f\">\n",
+            suites[s].suite, k.tests, k.failures, k.errors, k.skipped, k.seconds);
+    fprintf(out,
+            "    <properties>\n      <property name=\"precision\" value=\"%s\"/>\n"
+            "      <property name=\"precision_source\" value=\"%s\"/>\n    </properties>\n",
             sieve_precision_name(r->precision), r->precision_source);
     for (size_t i = 0; i < r->n_cases; i++)
       if (strcmp(r->cases[i].suite, suites[s].suite) == 0)
@@ -389,8 +459,11 @@ static void render_tap(const run_report *r, FILE *out) {
 static const struct {
   const char *name;
   void (*render)(const run_report *, FILE *);
-} formats[] = {{"text", render_text},   {"json", render_json}, {"markdown", render_markdown},
-               {"junit", render_junit}, {"tap", render_tap}};
+} formats[] = {{"text", render_text},
+               {"json", render_json},
+               {"markdown", render_markdown},
+               {"junit", render_junit},
+               {"tap", render_tap}};
 
 int sieve_report_format_known(const char *format) {
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)

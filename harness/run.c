@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "expect.h"
 #include "impl.h"
 #include "outfile.h"
 #include "report.h"
@@ -21,24 +22,34 @@
 #include "serve.h"
 
 static const char run_usage[] =
-    "usage: sieve run --impl IMPL [--suite NAME]... [--expect FILE]\n"
+    "usage: sieve run --impl IMPL [--suite NAME]... [--family NAME]... [--case ID]...\n"
+    "                 [--expect FILE [--update-expect]]\n"
+    "                 [--write-expect FILE]\n"
     "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
     "                 [--precision float32|float64]\n"
     "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
-    "      profile:NAME (the oracle under an engine's rule: sieve profiles)\n"
+    "      profile:NAME (the oracle under an engine's rule: sieve profiles),\n"
+    "      rule:AXIS=VALUE,... (the oracle with those axes set: sieve axes)\n"
+    "--expect FILE: the known failures (harness/CI.md); an id that is no case is an error.\n"
+    "--write-expect FILE: writes this run's failures as an expectation file (the notes of\n"
+    "--expect kept) and exits 0; --update-expect removes from --expect the cases that now pass.\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
     "        position special-values distribution (default: all but smoke)\n"
+    "--suite, --family (the part of a case id before its slash) and --case (an id or a glob,\n"
+    "'ties/*') each take a comma-separated list or repeat; the cases asked are their union.\n"
     "--precision: the arithmetic answers are compared at (default: what hello declares, else\n"
     "float32, the arithmetic of real samplers; fixtures/README.md, \"Precision\").\n"
     "--output FILE is written whole or not at all; a device or FIFO is written in place. With\n"
-    "--output or a format other than text, stderr gets the first unexpected cases and the verdict.\n";
+    "--output or a format other than text, stderr gets the first unexpected cases and the "
+    "verdict.\n";
 
 typedef struct cli {
   run_options opt;
-  const char *suites[32];
-  size_t n_suites;
-  const char *expect, *format, *output;
+  const char *suites[32], *families[32], *cases[64];
+  size_t n_suites, n_families, n_cases;
+  const char *expect, *format, *output, *write_expect;
+  int update_expect;
   impl_command cmd;
   char self[PATH_MAX], fixtures[PATH_MAX + 64];
 } cli;
@@ -83,13 +94,15 @@ static int parse_positive(const char *text, const char *flag, int *out) {
   return 0;
 }
 
-static int parse_suite(cli *c, char *list) {
-  for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+/* Appends a comma-separated list to a NULL-ended one; suites must be known. */
+static int parse_list(char *text, const char **list, size_t *n, size_t cap, int suites) {
+  for (char *save = NULL, *name = strtok_r(text, ",", &save); name;
        name = strtok_r(NULL, ",", &save)) {
-    if (!known_suite(name))
-      return usage("unknown suite", name);
-    if (c->n_suites + 1 < sizeof c->suites / sizeof c->suites[0])
-      c->suites[c->n_suites++] = name;
+    if (suites && !known_suite(name))
+      return usage("unknown suite (sieve run --help lists them; a family is --family):", name);
+    if (*n + 1 >= cap)
+      return usage("too many names in", name);
+    list[(*n)++] = name;
   }
   return 0;
 }
@@ -98,14 +111,17 @@ static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
   if (!strcmp(flag, "--impl"))
     return parse_impl(c, value);
   if (!strcmp(flag, "--suite"))
-    return parse_suite(c, value);
+    return parse_list(value, c->suites, &c->n_suites, 32, 1);
+  if (!strcmp(flag, "--family"))
+    return parse_list(value, c->families, &c->n_families, 32, 0);
+  if (!strcmp(flag, "--case"))
+    return parse_list(value, c->cases, &c->n_cases, 64, 0);
   if (!strcmp(flag, "--shard"))
     return parse_shard(c, value);
   if (!strcmp(flag, "--jobs"))
     return parse_positive(value, "--jobs must be a positive integer, not", &c->opt.jobs);
   if (!strcmp(flag, "--timeout"))
-    return parse_positive(value, "--timeout must be a positive number of seconds, not",
-                          timeout_s);
+    return parse_positive(value, "--timeout must be a positive number of seconds, not", timeout_s);
   if (!strcmp(flag, "--precision")) {
     c->opt.precision = sieve_precision_parse(value);
     return c->opt.precision >= 0 ? 0 : usage("--precision must be float32 or float64, not", value);
@@ -114,10 +130,11 @@ static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
     c->format = value;
     return sieve_report_format_known(value) ? 0 : usage("unknown --format", value);
   }
-  const char **slot = !strcmp(flag, "--expect")   ? &c->expect
-                      : !strcmp(flag, "--output") ? &c->output
-                      : !strcmp(flag, "--fixtures") ? &c->opt.fixtures
-                                                    : NULL;
+  const char **slot = !strcmp(flag, "--expect")         ? &c->expect
+                      : !strcmp(flag, "--write-expect") ? &c->write_expect
+                      : !strcmp(flag, "--output")       ? &c->output
+                      : !strcmp(flag, "--fixtures")     ? &c->opt.fixtures
+                                                        : NULL;
   if (!slot)
     return usage("unknown option", flag);
   *slot = value;
@@ -134,7 +151,9 @@ static int parse(cli *c, int argc, char **argv) {
   c->self[n > 0 ? n : 0] = '\0';
   for (int i = 0; i < argc; i++) {
     char *eq = strchr(argv[i], '=');
-    if (strncmp(argv[i], "--", 2) == 0 && eq) {
+    if (strcmp(argv[i], "--update-expect") == 0) {
+      c->update_expect = 1;
+    } else if (strncmp(argv[i], "--", 2) == 0 && eq) {
       *eq = '\0';
       if (parse_option(c, argv[i], eq + 1, &timeout_s) != 0)
         return 2;
@@ -148,10 +167,14 @@ static int parse(cli *c, int argc, char **argv) {
   }
   if (!c->opt.impl)
     return usage("--impl is required", NULL);
-  c->suites[c->n_suites] = NULL;
+  if (c->update_expect && !c->expect)
+    return usage("--update-expect rewrites the file of --expect, which is missing", NULL);
+  c->suites[c->n_suites] = c->families[c->n_families] = c->cases[c->n_cases] = NULL;
   c->opt.suites = c->suites;
+  c->opt.families = c->families;
+  c->opt.cases = c->cases;
   c->opt.timeout_ms = timeout_s * 1000;
-  c->opt.progress = isatty(STDERR_FILENO);
+  c->opt.progress = isatty(STDERR_FILENO) ? PROGRESS_TERMINAL : PROGRESS_LINES;
   if (!c->opt.fixtures)
     c->opt.fixtures = sieve_default_fixtures(c->fixtures, sizeof c->fixtures);
   return 0;
@@ -169,6 +192,47 @@ static int write_report(const run_report *report, const char *format, const char
   return -1;
 }
 
+/* The expectation file of --expect, checked before the run: readable, of these fixtures' schema,
+ * and naming only cases the fixtures have. */
+static int load_expectations(const cli *c, expectations *e, char *err, size_t len) {
+  if (!c->expect)
+    return 0;
+  if (sieve_expect_load(c->expect, e, err, len) != 0)
+    return -1;
+  char why[400];
+  if (sieve_expect_known_ids(e, c->opt.fixtures, why, sizeof why) == 0)
+    return 0;
+  snprintf(err, len, "%s: %s", c->expect, why);
+  sieve_expect_free(e);
+  return -1;
+}
+
+/* --write-expect and --update-expect, then the file written is the run's expectations. */
+static int rewrite_expectations(const cli *c, expectations *e, run_report *report, char *err,
+                                size_t len) {
+  const char *path = c->write_expect ? c->write_expect : c->expect;
+  if (sieve_expect_write(report, c->expect ? e : NULL, path, c->write_expect != NULL, err, len) !=
+      0)
+    return -1;
+  sieve_expect_free(e);
+  if (sieve_expect_load(path, e, err, len) != 0)
+    return -1;
+  sieve_expect_apply(e, report);
+  fprintf(stderr, "sieve run: wrote %s (%zu expected failures)\n", path,
+          (size_t)cJSON_GetArraySize(e->list));
+  return 0;
+}
+
+/* Checks what must work before the run: the report's destination and the expectation files. */
+static int before_run(const cli *c, expectations *e, char *err, size_t len) {
+  char why[400];
+  if (c->output && outfile_check(c->output, why, sizeof why) != 0)
+    return snprintf(err, len, "cannot write %s: %s", c->output, why), -1;
+  if (c->write_expect && outfile_check(c->write_expect, why, sizeof why) != 0)
+    return snprintf(err, len, "cannot write %s: %s", c->write_expect, why), -1;
+  return load_expectations(c, e, err, len);
+}
+
 int sieve_run_main(int argc, char **argv) {
   static cli c;
   memset(&c, 0, sizeof c);
@@ -180,25 +244,23 @@ int sieve_run_main(int argc, char **argv) {
   if (rc != 0)
     return rc;
   run_report report = {0};
-  char err[512];
-  /* A destination or an expectation file that cannot be used fails now, not after the run. */
-  if (c.output && outfile_check(c.output, err, sizeof err) != 0) {
-    fprintf(stderr, "sieve run: cannot write %s: %s\n", c.output, err);
-    return 2;
-  }
-  if (c.expect && sieve_apply_expectations(&report, c.expect, err, sizeof err) != 0) {
-    fprintf(stderr, "sieve run: %s\n", err);
-    return 2;
-  }
-  if (sieve_run(&c.opt, &report, err, sizeof err) != 0 ||
-      (c.expect && sieve_apply_expectations(&report, c.expect, err, sizeof err) != 0)) {
+  expectations e = {0};
+  char err[1024];
+  /* What cannot be used fails now, not after the run. */
+  rc = before_run(&c, &e, err, sizeof err);
+  if (rc == 0)
+    rc = sieve_run(&c.opt, &report, err, sizeof err);
+  if (rc == 0)
+    sieve_expect_apply(c.expect ? &e : NULL, &report);
+  if (rc == 0 && (c.write_expect || c.update_expect))
+    rc = rewrite_expectations(&c, &e, &report, err, sizeof err);
+  sieve_expect_free(&e);
+  if (rc != 0) {
     fprintf(stderr, "sieve run: %s\n", err);
     sieve_report_free(&report);
     return 2;
   }
-  rc = write_report(&report, c.format, c.output) != 0 ? 2
-       : report.unexpected || report.now_passing    ? 1
-                                                    : 0;
+  rc = write_report(&report, c.format, c.output) != 0 ? 2 : sieve_report_failed(&report);
   if (rc != 2 && (c.output || strcmp(c.format, "text") != 0))
     sieve_report_summary(&report, stderr);
   sieve_report_free(&report);

@@ -10,10 +10,12 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "distribution.h"
@@ -30,6 +32,8 @@ const char *outcome_name(outcome o) {
   return o < OUTCOME_COUNT ? names[o] : "?";
 }
 
+#define JOBS_MAX 64
+
 typedef struct shared {
   const run_options *opt;
   run_report *report;
@@ -38,6 +42,11 @@ typedef struct shared {
   size_t n_units;
   void (*unit)(struct shared *s, proc *p, size_t index);
   void *units; /* per pass: batches */
+  proc *procs; /* one implementation process per job, kept across the passes */
+  int jobs;
+  const char *phase; /* the pass, for the progress line */
+  size_t done;       /* units finished in this pass */
+  double started, last_shown;
 } shared;
 
 static char *request_text(const cJSON *request, size_t *len) {
@@ -82,10 +91,17 @@ static void judge(case_result *r, const cJSON *answer, int precision) {
                     sizeof r->causes);
 }
 
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static void first_pass_unit(shared *s, proc *p, size_t index) {
   case_result *r = &s->report->cases[index];
   if (r->outcome == OUTCOME_SKIP || !r->fixture)
     return;
+  const double start = now();
   char err[256];
   cJSON *request = sieve_case_request(r->fixture, err, sizeof err);
   size_t len = 0;
@@ -98,6 +114,7 @@ static void first_pass_unit(shared *s, proc *p, size_t index) {
   }
   cJSON *answer = proc_ask(p, text, len, r->detail, sizeof r->detail);
   free(text);
+  r->seconds = now() - start;
   if (!answer) {
     r->outcome = OUTCOME_CRASH;
     return;
@@ -270,46 +287,71 @@ static void distribution_unit(shared *s, proc *p, size_t index) {
   case_result *r = &s->report->cases[index];
   if (r->fixture || r->outcome == OUTCOME_SKIP || strcmp(r->suite, "distribution") != 0)
     return;
+  const double start = now();
   distribution_run(r, exchange_adapter, p);
+  r->seconds = now() - start;
 }
 
 /* ----------------------------------------------------------------------------- workers */
 
+/* The progress line: rewritten in place on a terminal; elsewhere (a CI log) a plain line every
+ * five seconds. Called with the lock held. */
+static void show_progress(shared *s) {
+  const double t = now();
+  if (s->opt->progress == PROGRESS_TERMINAL)
+    fprintf(stderr, "\rsieve run: %s, %zu of %zu", s->phase, s->done, s->n_units);
+  else if (s->opt->progress == PROGRESS_LINES && t - s->last_shown >= 5.0) {
+    fprintf(stderr, "sieve run: %s, %zu of %zu after %.0f s\n", s->phase, s->done, s->n_units,
+            t - s->started);
+    s->last_shown = t;
+  }
+}
+
+typedef struct worker_arg {
+  shared *s;
+  proc *p;
+} worker_arg;
+
 static void *worker(void *arg) {
-  shared *s = arg;
-  proc p;
-  proc_start(&p, s->opt->impl_argv, s->opt->timeout_ms);
+  shared *s = ((worker_arg *)arg)->s;
+  proc *p = ((worker_arg *)arg)->p;
   for (;;) {
     pthread_mutex_lock(&s->lock);
     size_t index = s->next++;
     pthread_mutex_unlock(&s->lock);
     if (index >= s->n_units)
       break;
-    s->unit(s, &p, index);
-    if (s->opt->progress)
-      fprintf(stderr, "\rsieve run: %zu/%zu", index + 1, s->n_units);
+    s->unit(s, p, index);
+    pthread_mutex_lock(&s->lock);
+    s->done++;
+    show_progress(s);
+    pthread_mutex_unlock(&s->lock);
   }
-  proc_stop(&p, NULL, 0);
   return NULL;
 }
 
-static void run_units(shared *s, size_t n_units, void (*unit)(shared *, proc *, size_t),
-                      void *units) {
+static void run_units(shared *s, const char *phase, size_t n_units,
+                      void (*unit)(shared *, proc *, size_t), void *units) {
+  s->phase = phase;
+  s->done = 0;
+  s->started = s->last_shown = now();
   s->next = 0;
   s->n_units = n_units;
   s->unit = unit;
   s->units = units;
-  int jobs = s->opt->jobs > 0 ? s->opt->jobs : 1;
-  pthread_t threads[64];
+  pthread_t threads[JOBS_MAX];
+  worker_arg args[JOBS_MAX];
   int started = 0;
-  for (; started < jobs && started < 64; started++)
-    if (pthread_create(&threads[started], NULL, worker, s) != 0)
+  for (; started < s->jobs; started++) {
+    args[started] = (worker_arg){s, &s->procs[started]};
+    if (pthread_create(&threads[started], NULL, worker, &args[started]) != 0)
       break;
+  }
   if (started == 0)
-    worker(s);
+    worker(&args[0]);
   for (int t = 0; t < started; t++)
     pthread_join(threads[t], NULL);
-  if (s->opt->progress)
+  if (s->opt->progress == PROGRESS_TERMINAL)
     fprintf(stderr, "\r\033[K");
 }
 
@@ -341,25 +383,19 @@ static int declared_precision(const run_options *opt, run_report *report, const 
 }
 
 /* Asks hello; *answer keeps the answer (its ops, engine options and rng) for skip_unsupported. */
-static int hello(const run_options *opt, run_report *report, cJSON **answer_out, char *err,
+static int hello(const run_options *opt, proc *p, run_report *report, cJSON **answer_out, char *err,
                  size_t err_len) {
-  proc p;
   char detail[400] = "";
   static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
-  proc_start(&p, opt->impl_argv, opt->timeout_ms);
-  cJSON *answer = proc_ask(&p, request, sizeof request - 1, detail, sizeof detail);
-  proc_stop(&p, NULL, 0);
+  cJSON *answer = proc_ask(p, request, sizeof request - 1, detail, sizeof detail);
   *answer_out = answer;
   snprintf(report->impl_name, sizeof report->impl_name, "%s",
            answer ? sieve_case_str(answer, "name") : "");
   snprintf(report->impl_version, sizeof report->impl_version, "%s",
            answer ? sieve_case_str(answer, "version") : "");
   report->own_rng = answer && strcmp(sieve_case_str(answer, "rng"), "own") == 0;
-  int rc = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(answer, "ops")) ? 0 : -1;
-  if (rc != 0)
-    snprintf(err, err_len, "the implementation did not answer hello with a list of ops%s%.300s",
-             *detail ? ": " : "", detail);
-  else if (declared_precision(opt, report, answer, err, err_len) != 0)
+  int rc = sieve_hello_check(answer, detail, err, err_len);
+  if (rc == 0 && declared_precision(opt, report, answer, err, err_len) != 0)
     rc = -1;
   return rc;
 }
@@ -371,48 +407,91 @@ static int has_op(const cJSON *ops, const char *op) {
   return 0;
 }
 
-static int selected(const run_options *opt, const char *suite) {
-  if (!opt->suites[0])
-    return 1;
-  for (const char **s = opt->suites; *s; s++)
-    if (strcmp(*s, suite) == 0 || strcmp(*s, "smoke") == 0)
+static int listed(const char *const *list, const char *name) {
+  for (; list && *list; list++)
+    if (strcmp(*list, name) == 0)
       return 1;
   return 0;
 }
 
-static int smoke_only(const run_options *opt) {
-  for (const char **s = opt->suites; *s; s++)
-    if (strcmp(*s, "smoke") != 0)
-      return 0;
-  return opt->suites[0] != NULL;
+static int glob_listed(const char *const *globs, const char *id) {
+  for (; globs && *globs; globs++)
+    if (fnmatch(*globs, id, 0) == 0)
+      return 1;
+  return 0;
 }
 
-/* The cases of this run: selected suites (smoke: the first cases of each), then the shard. */
+static int nothing_chosen(const run_options *opt) {
+  return !(opt->suites && opt->suites[0]) && !(opt->families && opt->families[0]) &&
+         !(opt->cases && opt->cases[0]);
+}
+
+/* Whether a case is asked: the union of the suites named (smoke: the first cases of each
+ * suite), the families and the ids; every suite but smoke when none is named. */
+static int wanted(const run_options *opt, const char *suite, const char *family, const char *id,
+                  size_t rank_in_suite) {
+  if (nothing_chosen(opt))
+    return 1;
+  return listed(opt->suites, suite) || listed(opt->families, family) ||
+         glob_listed(opt->cases, id) ||
+         (listed(opt->suites, "smoke") && rank_in_suite < SMOKE_PER_SUITE &&
+          strcmp(suite, "distribution") != 0);
+}
+
+static case_result *take(run_report *report, const run_options *opt, size_t *index) {
+  return (*index)++ % opt->shard_count == opt->shard_index ? &report->cases[report->n_cases++]
+                                                           : NULL;
+}
+
+/* The cases of this run, then the shard: a share of every `shard_count`-th case. */
 static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_report *report) {
-  size_t n = (size_t)cJSON_GetArraySize(fx->cases) + DISTRIBUTION_MAX_CASES, taken = 0;
+  size_t n = (size_t)cJSON_GetArraySize(fx->cases) + DISTRIBUTION_MAX_CASES, index = 0;
   size_t per_suite[SUITES_MAX] = {0};
+  case_result all[DISTRIBUTION_MAX_CASES];
   report->cases = calloc(n, sizeof *report->cases);
   if (!report->cases)
     return -1;
-  size_t index = 0;
   for (const cJSON *c = fx->cases->child; c; c = c->next) {
-    const char *suite = suite_of_case(c);
-    int k = suite_index(suite);
-    if (!selected(opt, suite) || (smoke_only(opt) && per_suite[k]++ >= SMOKE_PER_SUITE))
+    const char *suite = suite_of_case(c), *id = sieve_case_str(c, "id");
+    case_result *r;
+    if (!wanted(opt, suite, sieve_case_str(c, "family"), id, per_suite[suite_index(suite)]++) ||
+        !(r = take(report, opt, &index)))
       continue;
-    if (index++ % opt->shard_count != opt->shard_index)
-      continue;
-    case_result *r = &report->cases[taken++];
-    r->fixture = c;
-    r->from_fixture = 1;
-    r->suite = suite;
+    *r = (case_result){.fixture = c, .from_fixture = 1, .suite = suite};
     r->family = sieve_case_str(c, "family");
     r->seed_ref = sieve_case_str(c, "seed_ref");
-    snprintf(r->id, sizeof r->id, "%s", sieve_case_str(c, "id"));
+    snprintf(r->id, sizeof r->id, "%s", id);
   }
-  if (selected(opt, "distribution") && !smoke_only(opt))
-    taken += distribution_cases(report->cases + taken, opt->shard_index, opt->shard_count);
-  report->n_cases = taken;
+  size_t n_dist = distribution_cases(all, 0, 1);
+  for (size_t i = 0; i < n_dist; i++) {
+    case_result *r;
+    if (wanted(opt, "distribution", "distribution", all[i].id, SMOKE_PER_SUITE) &&
+        (r = take(report, opt, &index)))
+      *r = all[i];
+  }
+  return 0;
+}
+
+/* A family or a case glob that selects nothing is a mistake to name, not an empty run. */
+static int selection_known(const run_options *opt, const sieve_fixtures *fx, char *err,
+                           size_t len) {
+  for (const char *const *f = opt->families; f && *f; f++) {
+    int found = !strcmp(*f, "distribution");
+    for (const cJSON *c = fx->cases->child; c && !found; c = c->next)
+      found = !strcmp(sieve_case_str(c, "family"), *f);
+    if (!found)
+      return snprintf(err, len, "no family '%s' in the fixtures (fixtures/README.md lists them)",
+                      *f),
+             -1;
+  }
+  for (const char *const *g = opt->cases; g && *g; g++) {
+    const char *const one[] = {*g, NULL};
+    int found = 0;
+    for (const cJSON *c = fx->cases->child; c && !found; c = c->next)
+      found = glob_listed(one, sieve_case_str(c, "id"));
+    if (!found && strncmp(*g, "distribution/", 13) != 0)
+      return snprintf(err, len, "no case matches --case '%s'", *g), -1;
+  }
   return 0;
 }
 
@@ -427,16 +506,8 @@ static void skip_unsupported(run_report *report, const cJSON *answer) {
       r->outcome = OUTCOME_SKIP;
       if (!r->fixture)
         snprintf(r->detail, sizeof r->detail,
-                 "the implementation does not offer op sample "
-                 "(hello)");
+                 "the implementation does not offer op sample (hello)");
     }
-  }
-}
-
-static void fail_all(run_report *report, const char *why) {
-  for (size_t i = 0; i < report->n_cases; i++) {
-    report->cases[i].outcome = OUTCOME_CRASH;
-    snprintf(report->cases[i].detail, sizeof report->cases[i].detail, "%s", why);
   }
 }
 
@@ -445,7 +516,11 @@ int sieve_case_unexpected(const case_result *c) {
   return bad ? !c->expected_failure : c->outcome == OUTCOME_PASS && c->expected_failure;
 }
 
-static void count(run_report *report) {
+int sieve_report_failed(const run_report *r) {
+  return r->unexpected || r->now_passing || (r->n_cases && r->counts[OUTCOME_SKIP] == r->n_cases);
+}
+
+void sieve_report_count(run_report *report) {
   memset(report->counts, 0, sizeof report->counts);
   report->unexpected = report->now_passing = 0;
   for (size_t i = 0; i < report->n_cases; i++) {
@@ -470,25 +545,47 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
   if (sieve_fixtures_load(opt->fixtures, &fx, err, err_len) != 0)
     return -1;
   snprintf(report->fixtures_schema, sizeof report->fixtures_schema, "%s", SIEVE_FIXTURE_SCHEMA);
+  if (selection_known(opt, &fx, err, err_len) != 0) {
+    sieve_fixtures_free(&fx);
+    return -1;
+  }
   if (select_cases(opt, &fx, report) != 0) {
     snprintf(err, err_len, "out of memory");
     sieve_fixtures_free(&fx);
     return -1;
   }
   cJSON *greeting = NULL;
-  char why[400];
-  if (hello(opt, report, &greeting, why, sizeof why) != 0) {
-    fail_all(report, why);
-  } else {
-    skip_unsupported(report, greeting);
-    shared s = {.opt = opt, .report = report, .lock = PTHREAD_MUTEX_INITIALIZER};
-    run_units(&s, report->n_cases, first_pass_unit, NULL);
-    size_t n_batches;
-    batch *batches = plan_batches(report, &n_batches);
-    run_units(&s, n_batches, second_pass_unit, batches);
-    free(batches);
-    run_units(&s, report->n_cases, distribution_unit, NULL);
+  static proc procs[JOBS_MAX];
+  const int jobs = opt->jobs < 1 ? 1 : opt->jobs > JOBS_MAX ? JOBS_MAX : opt->jobs;
+  /* Every worker's process starts now (slow starters start together) and the first is greeted;
+   * an implementation that cannot be started or greeted is a harness error (exit 2), not a
+   * failing sampler. */
+  for (int j = 0; j < jobs; j++)
+    proc_start(&procs[j], opt->impl_argv, opt->timeout_ms);
+  if (hello(opt, &procs[0], report, &greeting, err, err_len) != 0) {
+    for (int j = 0; j < jobs; j++)
+      proc_stop(&procs[j], NULL, 0);
+    cJSON_Delete(greeting);
+    free(report->cases);
+    report->cases = NULL;
+    report->n_cases = 0;
+    sieve_fixtures_free(&fx);
+    return -1;
   }
+  skip_unsupported(report, greeting);
+  shared s = {.opt = opt,
+              .report = report,
+              .lock = PTHREAD_MUTEX_INITIALIZER,
+              .procs = procs,
+              .jobs = jobs};
+  run_units(&s, "each case alone", report->n_cases, first_pass_unit, NULL);
+  size_t n_batches;
+  batch *batches = plan_batches(report, &n_batches);
+  run_units(&s, "cases in batches", n_batches, second_pass_unit, batches);
+  free(batches);
+  run_units(&s, "distribution draws", report->n_cases, distribution_unit, NULL);
+  for (int j = 0; j < jobs; j++)
+    proc_stop(&procs[j], NULL, 0);
   cJSON_Delete(greeting);
   /* The fixture tree goes; keep what the report needs (the suite and family names are its). */
   for (size_t i = 0; i < report->n_cases; i++) {
@@ -498,48 +595,8 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
     report->cases[i].suite = strdup(report->cases[i].suite ? report->cases[i].suite : "");
   }
   sieve_fixtures_free(&fx);
-  count(report);
+  sieve_report_count(report);
   return 0;
-}
-
-int sieve_apply_expectations(run_report *report, const char *path, char *err, size_t err_len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_len, "%s: cannot read the expectation file: %s", path, strerror(errno));
-    return -1;
-  }
-  char *text = NULL;
-  size_t cap = 0;
-  ssize_t n = getdelim(&text, &cap, '\0', f);
-  const int read_error = ferror(f) ? errno : 0;
-  fclose(f);
-  if (read_error) {
-    free(text);
-    snprintf(err, err_len, "%s: cannot read the expectation file: %s", path, strerror(read_error));
-    return -1;
-  }
-  cJSON *root = n > 0 ? cJSON_Parse(text) : NULL;
-  free(text);
-  const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-  const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "expected_failures");
-  int rc = -1;
-  if (!root)
-    snprintf(err, err_len, "%s: not valid JSON", path);
-  else if (!cJSON_IsString(schema) || (strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0 &&
-                                       strcmp(schema->valuestring, SIEVE_FIXTURE_IDS_SINCE) != 0))
-    snprintf(err, err_len, "%s: written for fixtures \"%s\", these are \"%s\"", path,
-             cJSON_IsString(schema) ? schema->valuestring : "(none)", SIEVE_FIXTURE_SCHEMA);
-  else if (!cJSON_IsObject(list))
-    snprintf(err, err_len, "%s: expected_failures must be an object of case id: reason", path);
-  else
-    rc = 0;
-  for (size_t i = 0; rc == 0 && i < report->n_cases; i++)
-    report->cases[i].expected_failure =
-        cJSON_GetObjectItemCaseSensitive(list, report->cases[i].id) != NULL;
-  cJSON_Delete(root);
-  if (rc == 0)
-    count(report);
-  return rc;
 }
 
 void sieve_report_free(run_report *report) {

@@ -32,18 +32,24 @@ typedef struct case_result {
   char causes[600];     /* the readings whose answer a failure's is, comma-separated (suites.h) */
   char ruled_out[400];  /* a passing case: the readings it separates, comma-separated */
   int expected_failure; /* listed in the expectation file */
+  char expected_note[240]; /* its reason (and issue) there */
   char *answer;         /* this case's answer in the first pass, canonical JSON */
+  double seconds;       /* how long it took to answer (the first pass; the draws) */
 } case_result;
+
+typedef enum progress_mode { PROGRESS_NONE, PROGRESS_TERMINAL, PROGRESS_LINES } progress_mode;
 
 typedef struct run_options {
   char **impl_argv;   /* the implementation's command */
   const char *impl;   /* as the user wrote it */
   const char *fixtures;
-  const char **suites; /* NULL-ended; empty: every suite */
+  const char **suites;   /* NULL-ended; the cases asked are the union of these three lists, */
+  const char **families; /* and every suite but smoke when all three are empty */
+  const char **cases;    /* case ids, or globs of them (fnmatch) */
   size_t shard_index, shard_count;
   int timeout_ms;
   int jobs;
-  int progress;  /* a progress line on stderr */
+  int progress;  /* a progress_mode: the progress line on stderr */
   int precision; /* sieve_precision (check.h) from --precision; -1: as hello declares */
 } run_options;
 
@@ -72,8 +78,12 @@ extern const char *const sieve_suites[];
 /* Runs everything; 0, or -1 with a message in `err` for a harness error (exit 2). */
 int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_len);
 
-/* Marks expected failures from an expectation file; -1 with `err` when it cannot be used. */
-int sieve_apply_expectations(run_report *report, const char *path, char *err, size_t err_len);
+/* Whether the run fails the gate: an unexpected failure, a listed failure that passed, or no
+ * case asked at all (every one skipped: nothing was checked). */
+int sieve_report_failed(const run_report *report);
+
+/* Counts the outcomes, the unexpected failures and the expected failures that passed. */
+void sieve_report_count(run_report *report);
 
 void sieve_report_free(run_report *report);
 

@@ -69,7 +69,7 @@ static void softmax_and_rank(filter_work *w, size_t vocab) {
   for (size_t i = 0; i < vocab; i++)
     if (!isinf(w->scaled[i]))
       w->ranked[w->n_ranked++] =
-          (sieve__ranked){by_logit ? (double)w->scaled[i] : w->expd[i] / total, (uint32_t)i};
+          (sieve__ranked){by_logit ? (double)w->scaled[i] + 0.0 : w->expd[i] / total, (uint32_t)i};
   sieve__rank(w->ranked, w->n_ranked);
   for (size_t r = 0; by_logit && r < w->n_ranked; r++)
     w->ranked[r].key = w->expd[w->ranked[r].id] / total;
@@ -103,8 +103,11 @@ static size_t cut_ties(filter_work *w, size_t keep, size_t n, int choice) {
     end++;
   if (choice == SIEVE_TOPK_TIES_KEEP_ALL)
     return end;
-  if (choice != SIEVE_TOPK_TIES_BY_ID)
+  if (choice != SIEVE_TOPK_TIES_BY_ID) {
     sieve__order_tie_run(w->ranked + first, end - first, choice == SIEVE_TOPK_TIES_UNSPECIFIED);
+    /* The survivors go on in token order: the next cut makes its own tie choice. */
+    sieve__rank(w->ranked + first, keep - first);
+  }
   return keep;
 }
 
@@ -123,19 +126,38 @@ static size_t top_p_keep(const filter_work *w, size_t n, double top_p, double to
   return n;
 }
 
-/* top_p = 1 under SGLang's rule (ENGINES.md): a float32 softmax (each exp in float64, rounded)
- * whose sum, added in token order, loses the tail's small terms, and a cumulative sum in float64
- * rounded to float32 at each rank; a rank goes once that sum minus its own probability is > 1
- * in float32. */
-static size_t float32_tail_keep(const filter_work *w, size_t vocab, size_t n) {
-  const float max = (float)w->max;
-  float total = 0.0f;
-  for (size_t i = 0; i < vocab; i++)
-    if (!isinf(w->scaled[i]))
-      total += (float)exp(w->scaled[i] - max);
+static int by_id(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The float32 softmax total over the first n ranks' tokens, each exp(s - max) in float64 and
+ * rounded, added in token order in eight lanes (as a float32 sum vectorized eight wide, torch's
+ * on AVX2, adds them) and the lanes combined pairwise. NaN when out of memory. */
+static float lane_total(const filter_work *w, size_t n) {
+  uint32_t *ids = malloc(n * sizeof *ids);
+  float lane[8] = {0};
+  for (size_t r = 0; ids && r < n; r++)
+    ids[r] = w->ranked[r].id;
+  if (!ids)
+    return NAN;
+  qsort(ids, n, sizeof *ids, by_id);
+  for (size_t i = 0; i < n; i++)
+    lane[i % 8] += (float)exp(w->scaled[ids[i]] - (float)w->max);
+  free(ids);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+/* How many of the first n ranks a float32 top-p at top_p = 1 keeps: a rank goes once the
+ * cumulative sum (float64, rounded to float32 at each rank) minus its own probability is > 1 in
+ * float32. Where the tail's terms are below the total's last bit the total loses some of them,
+ * every probability comes out a little large, and the sum passes 1 before the end; how many
+ * tokens go depends on the order the total was added in (oracle/SPEC.md, "top_p = 1"). */
+static size_t float32_tail_keep(const filter_work *w, size_t n) {
+  const float total = lane_total(w, n);
   double running = 0.0;
-  for (size_t r = 0; r < n; r++) {
-    const float p = (float)exp(w->scaled[w->ranked[r].id] - max) / total;
+  for (size_t r = 0; !isnan(total) && r < n; r++) {
+    const float p = (float)exp(w->scaled[w->ranked[r].id] - (float)w->max) / total;
     running += p;
     if (r > 0 && (float)running - p > 1.0f)
       return r;
@@ -143,14 +165,14 @@ static size_t float32_tail_keep(const filter_work *w, size_t vocab, size_t n) {
   return n;
 }
 
-static size_t top_p_cut(filter_work *w, size_t vocab, size_t n, const sieve_params *p, double total,
+static size_t top_p_cut(filter_work *w, size_t n, const sieve_params *p, double total,
                         double *margin) {
   *margin = INFINITY;
   if (w->rule->topp_scope == SIEVE_TOPP_SCOPE_IGNORED)
     return n;
   if (p->top_p >= 1.0)
     return w->rule->topp_one == SIEVE_TOPP_ONE_FLOAT32_TAIL && p->top_k != -1
-               ? float32_tail_keep(w, vocab, n)
+               ? float32_tail_keep(w, n)
                : n;
   return cut_ties(w, top_p_keep(w, n, p->top_p, total, margin), n, w->rule->topp_ties);
 }
@@ -163,14 +185,14 @@ static size_t top_k_keep(filter_work *w, size_t kept, int64_t top_k) {
 }
 
 /* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. */
-static size_t keep_count(filter_work *w, size_t vocab, const sieve_params *p, double *margin) {
+static size_t keep_count(filter_work *w, const sieve_params *p, double *margin) {
   if (w->rule->topp_scope != SIEVE_TOPP_SCOPE_AFTER_TOPK)
-    return top_k_keep(w, top_p_cut(w, vocab, w->n_ranked, p, 1.0, margin), p->top_k);
+    return top_k_keep(w, top_p_cut(w, w->n_ranked, p, 1.0, margin), p->top_k);
   size_t k = top_k_keep(w, w->n_ranked, p->top_k);
   double mass = 0.0;
   for (size_t r = 0; r < k; r++)
     mass += w->ranked[r].key;
-  return top_p_cut(w, vocab, k, p, mass, margin);
+  return top_p_cut(w, k, p, mass, margin);
 }
 
 /* Step 5: log_softmax over the kept set, the first `kept` ranks. Shared with the fast path. */
@@ -226,7 +248,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
     return rc;
   softmax_and_rank(w, vocab);
   double topp_margin;
-  size_t kept = greedy ? 1 : keep_count(w, vocab, p, &topp_margin);
+  size_t kept = greedy ? 1 : keep_count(w, p, &topp_margin);
   if (greedy)
     topp_margin = INFINITY;
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)

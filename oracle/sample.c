@@ -19,27 +19,27 @@ static int own_uniform(const sieve_draw_key *key, double *u) {
   int rc = sieve_uniform(key, u);
   uint64_t z = sieve_mix64(key->seed ^ 0xD1B54A32D192ED03ULL) + key->position;
   if (rc == 0)
-    *u = (double)(sieve_mix64(z * SIEVE_HASH_GOLDEN + (uint64_t)key->sample_case) >> 11) *
-         0x1.0p-53;
+    *u =
+        (double)(sieve_mix64(z * SIEVE_HASH_GOLDEN + (uint64_t)key->sample_case) >> 11) * 0x1.0p-53;
   return rc;
 }
 
 /* The logprobs a rule returns: processed (the spec), after temperature only, or raw. */
 static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t vocab,
-                             const sieve_params *params, const sieve_engine *engine,
-                             double *out) {
+                             const sieve_params *params, const sieve_engine *engine, double *out) {
   sieve_params p = {params->temperature, 1.0, -1};
   if (rule->logprobs == SIEVE_LOGPROBS_RAW)
     p.temperature = 1.0;
-  static const sieve_rule plain = SIEVE_RULE_DEEPINFER;
+  /* The parameters are the rule's, already checked: only T = 0 (greedy) takes a clamp again. */
+  static const sieve_rule plain = {.t0_below = SIEVE_T0_BELOW_ZERO};
   return sieve_filter_rule(&plain, logits, vocab, &p, engine, out, NULL);
 }
 
 static int sample_row(const sieve_rule *rule, const double *logprobs, const double *reported,
-                      size_t vocab, const sieve_draw_key *key, size_t n_top,
-                      sieve_top_entry *top, sieve_sample_result *result) {
-  int rc = rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, &result->u)
-                                        : sieve_uniform(key, &result->u);
+                      size_t vocab, const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
+                      sieve_sample_result *result) {
+  int rc =
+      rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, &result->u) : sieve_uniform(key, &result->u);
   if (rc == 0)
     rc = sieve__draw_logprobs(logprobs, vocab, result->u, &result->token, &result->draw_margin);
   if (rc == 0)
@@ -71,8 +71,8 @@ int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
     return rc;
   sieve_sample_result r = {0};
   double *logprobs = malloc(vocab * sizeof *logprobs);
-  double *reported = rule->logprobs == SIEVE_LOGPROBS_PROCESSED ? logprobs
-                                                         : malloc(vocab * sizeof *reported);
+  double *reported =
+      rule->logprobs == SIEVE_LOGPROBS_PROCESSED ? logprobs : malloc(vocab * sizeof *reported);
   rc = SIEVE_ENOMEM;
   if (!logprobs || !reported)
     goto fail;
@@ -107,7 +107,7 @@ int sieve_sample_batch(const sieve_sample_row *rows, size_t n, const sieve_engin
   if (n > 0 && (!rows || !results || !status))
     return SIEVE_EARG;
   for (size_t i = 0; i < n; i++)
-    status[i] = sieve_sample(rows[i].logits, rows[i].vocab, &rows[i].params, engine,
-                             &rows[i].key, rows[i].n_top, rows[i].top, &results[i]);
+    status[i] = sieve_sample(rows[i].logits, rows[i].vocab, &rows[i].params, engine, &rows[i].key,
+                             rows[i].n_top, rows[i].top, &results[i]);
   return 0;
 }

@@ -77,7 +77,8 @@ typedef struct sieve_params {
 #define SIEVE_PARAMS_DEFAULT {1.0, 1.0, -1}
 
 /* A top_k left out of a request: no top-k under every rule, even one where an explicit -1 is an
- * error (the top_k_minus_one axis). Checking turns it into -1. */
+ * error (the top_k_minus_one axis). Checking turns it into -1. It is INT64_MIN, so that value is
+ * "left out", never an error; INT64_MIN + 1 and below are errors. */
 #define SIEVE_TOP_K_UNSET INT64_MIN
 
 /*
@@ -203,7 +204,7 @@ SIEVE_AXES(SIEVE__AXIS_ENUM)
 #undef SIEVE__AXIS_ENUM
 #undef SIEVE__VALUE_ENUM
 
-/* The axes by number: SIEVE_AXIS_TOPP_SCOPE = 0, ..., and their count. */
+/* The axes by number, in the list's order (SIEVE_AXIS_RANK_KEY = 0, ...), and their count. */
 #define SIEVE__AXIS_INDEX(AXIS, field, what) SIEVE_AXIS_##AXIS,
 enum { SIEVE_AXES(SIEVE__AXIS_INDEX) SIEVE_AXIS_COUNT };
 #undef SIEVE__AXIS_INDEX

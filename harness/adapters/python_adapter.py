@@ -1,43 +1,36 @@
 """A protocol v1 adapter around a plain Python sampling function, for `sieve run --impl exec:`.
 
-To put your own sampler through sieve, replace `filter_logprobs` with a call into it (same
-signature: float32 logits in, float64 processed logprobs out, -inf for removed tokens) and run
+To put your own sampler through sieve, replace the body of `filter_logprobs` with a call into
+it and run
 
     sieve run --impl exec:"/usr/bin/python3 harness/adapters/python_adapter.py"
 
+`filter_logprobs` gets what a sampler gets after the request has been checked: float32 logits
+with the engine options applied, and parameters as Python numbers (temperature and top_p float,
+top_k int, -1 for none) already normalized by the rule's checks (seed 000:63: temperatures below
+1e-5 become 1e-5 with top_p 1 and top_k -1). It returns the processed log-probabilities, float64,
+-inf for removed tokens. Everything else (reading the protocol, the checks and their error
+answers, engine options) is glue below it, so replacing the function keeps them.
+
 It answers hello, validate, filter and bye; sieve skips the suites of the other ops and says so.
-Bad parameters are reported by raising ValueError(field, message).
+An exception your function raises is answered as that row's error, with its type and message,
+and its traceback goes to stderr, which sieve shows for a crash.
 """
 
 import json
 import math
 import sys
+import traceback
 
 import torch
 
 EPS = 1e-5
 
 
-def check_params(temperature, top_k, top_p):
-    """The checks and the clamp of seed 000:63, in that order."""
-    if not math.isfinite(temperature) or temperature < 0:
-        raise ValueError("temperature", "temperature must be a finite number >= 0")
-    if not 0 < top_p <= 1:
-        raise ValueError("top_p", "top_p must be in (0, 1]")
-    if top_k != int(top_k) or not (top_k == -1 or 1 <= top_k <= 2**31 - 1):
-        raise ValueError("top_k", "top_k must be -1 or an integer in [1, 2^31-1]")
-    if temperature < EPS:
-        return EPS, -1, 1.0
-    return temperature, int(top_k), top_p
-
-
 def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p: float):
     """The sampler under test: DeepInfer's rule, written the way an engine would write it."""
-    temperature, top_k, top_p = check_params(temperature, top_k, top_p)
     scaled = logits * (1.0 / temperature)  # a float32 multiply by 1/T
     finite = ~torch.isinf(scaled)
-    if torch.isinf(scaled[~torch.isinf(logits)]).any():
-        raise ValueError("logits", "a logit times 1/T overflows float32")
     probs = torch.softmax(scaled.double(), dim=0)
     ids = torch.nonzero(finite).flatten()
     ranked = ids[torch.sort(probs[ids], descending=True, stable=True).indices]
@@ -51,75 +44,128 @@ def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p:
     return torch.log_softmax(masked, dim=0)
 
 
-def number(x):
+# ----------------------------------------------------------------------------- glue
+
+
+class Rejected(Exception):
+    """An input the rule rejects: the error answer names the field (harness/PROTOCOL.md)."""
+
+    def __init__(self, field, message):
+        super().__init__(message)
+        self.field = field
+
+
+def number(x, field):
+    """A protocol number: a JSON number, null (-inf in arrays), or "nan", "inf", "-inf"."""
     if x is None:
         return -math.inf
     if isinstance(x, str) and x in ("nan", "inf", "-inf"):
         return float(x)
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         return float(x)
-    raise ValueError("logits", "logits must be numbers or null")
+    raise Rejected(field, f"{field} must be a number")
+
+
+def integer(x, field):
+    """top_k as a Python int; 2.0 is 2, 1.5 and "nan" are not integers."""
+    value = number(x, field)
+    if not math.isfinite(value) or value != int(value):
+        raise Rejected(field, f"{field} must be an integer")
+    return int(value)
+
+
+def check_params(temperature, top_k, top_p):
+    """The checks and the clamp of seed 000:63, in that order."""
+    if not math.isfinite(temperature) or temperature < 0:
+        raise Rejected("temperature", "temperature must be a finite number >= 0")
+    if not 0 < top_p <= 1:
+        raise Rejected("top_p", "top_p must be in (0, 1]")
+    if not (top_k == -1 or 1 <= top_k <= 2**31 - 1):
+        raise Rejected("top_k", "top_k must be -1 or an integer in [1, 2^31-1]")
+    if temperature < EPS:
+        return EPS, -1, 1.0
+    return temperature, top_k, top_p
+
+
+def request_params(params: dict):
+    t = number(params.get("temperature", 1.0), "temperature")
+    p = number(params.get("top_p", 1.0), "top_p")
+    k = integer(params.get("top_k", -1), "top_k")
+    return check_params(t, k, p)
 
 
 def engine_logits(logits: torch.Tensor, engine: dict) -> torch.Tensor:
     """Engine options run before the sampler (seed 000:65-68): blacklist, then force_topk."""
     out = logits.clone()
     for token in engine.get("blacklist", []):
-        if not 0 <= token < len(out):
-            raise ValueError("blacklist", "a blacklist token id is outside [0, V)")
+        if not isinstance(token, int) or not 0 <= token < len(out):
+            raise Rejected("blacklist", "a blacklist token id is outside [0, V)")
         out[token] = -math.inf
     n = engine.get("force_topk", 0)
-    if n < 0:
-        raise ValueError("force_topk", "force_topk must be >= 0")
+    if not isinstance(n, int) or n < 0:
+        raise Rejected("force_topk", "force_topk must be >= 0")
     if 0 < n < len(out):
         out[torch.sort(out, descending=True, stable=True).indices[n:]] = -math.inf
     return out
 
 
-def filter_row(row: dict, engine: dict) -> dict:
-    params = row.get("params", {})
-    t, k, p = (number(params.get(name, default)) for name, default in
-               (("temperature", 1.0), ("top_k", -1), ("top_p", 1.0)))
-    check_params(t, k, p)
-    logits = torch.tensor([number(x) for x in row["logits"]], dtype=torch.float32)
+def checked_logits(row: dict, engine: dict, temperature: float) -> torch.Tensor:
+    """The row as float32, checked (seed 000:11 and ours: no NaN, no +inf, a finite logit left,
+    no finite logit whose float32 product with 1/T overflows), the engine options applied."""
+    values = [number(x, "logits") for x in row.get("logits", [])]
+    logits = torch.tensor(values, dtype=torch.float32)
     if len(logits) == 0 or torch.isnan(logits).any() or torch.isposinf(logits).any():
-        raise ValueError("logits", "the row is empty or has a NaN or +inf logit")
+        raise Rejected("logits", "the row is empty or has a NaN or +inf logit")
     logits = engine_logits(logits, engine)
-    if torch.isinf(logits).all():
-        raise ValueError("logits", "no finite logit is left in the row")
+    finite = ~torch.isinf(logits)
+    if not finite.any():
+        raise Rejected("logits", "no finite logit is left in the row")
+    if torch.isinf(logits[finite] * (1.0 / temperature)).any():
+        raise Rejected("logits", "a logit times 1/T overflows float32")
+    return logits
+
+
+def filter_row(row: dict, engine: dict) -> dict:
+    t, k, p = request_params(row.get("params", {}))
+    logits = checked_logits(row, engine, t)
     lp = filter_logprobs(logits, t, k, p).tolist()
     return {"logprobs": [None if x == -math.inf else x for x in lp]}
 
 
-def error(field, message):
-    kind = {"temperature": "invalid_params", "top_p": "invalid_params", "top_k": "invalid_params",
-            "logits": "invalid_logits"}.get(field, "invalid_request")
+def error(field, message, kind=None):
+    kind = kind or {"temperature": "invalid_params", "top_p": "invalid_params",
+                    "top_k": "invalid_params", "logits": "invalid_logits"}.get(
+                        field, "invalid_request")
     return {"error": {"kind": kind, "field": field, "message": message}}
+
+
+def answered(fn, *args):
+    """fn's answer, a rejection as its error, or any other exception as an error that names
+    its type and message (the traceback goes to stderr)."""
+    try:
+        return fn(*args)
+    except Rejected as e:
+        return error(e.field, str(e))
+    except Exception as e:  # the sampler under test is the user's code
+        traceback.print_exc(file=sys.stderr)
+        return error("implementation", f"{type(e).__name__}: {e}", "invalid_request")
 
 
 def answer(request: dict) -> dict:
     op = request.get("op")
     if op == "hello":
-        # The arithmetic of filter_logprobs below: say "float32" if your sampler's is float32.
+        # The arithmetic of filter_logprobs above: say "float32" if your sampler's is float32.
         return {"protocol": 1, "name": "python-adapter", "version": torch.__version__,
                 "precision": "float64", "ops": ["hello", "validate", "filter", "bye"]}
     if op == "validate":
-        params = request.get("params", {})
-        try:
-            t, k, p = check_params(*(number(params.get(n, d)) for n, d in
-                                     (("temperature", 1.0), ("top_k", -1), ("top_p", 1.0))))
-        except ValueError as e:
-            return error(*e.args)
-        return {"params": {"temperature": t, "top_p": p, "top_k": k}}
+        def validated():
+            t, k, p = request_params(request.get("params", {}))
+            return {"params": {"temperature": t, "top_p": p, "top_k": k}}
+        return answered(validated)
     if op == "filter":
-        rows = []
-        for row in request.get("rows", []):
-            try:
-                rows.append(filter_row(row, request.get("engine", {})))
-            except ValueError as e:
-                rows.append(error(*e.args))
-        return {"rows": rows}
-    return {"error": {"kind": "unsupported_op", "field": "op", "message": f"no op {op}"}}
+        engine = request.get("engine", {})
+        return {"rows": [answered(filter_row, row, engine) for row in request.get("rows", [])]}
+    return error("op", f"no op {op}", "unsupported_op")
 
 
 def main():

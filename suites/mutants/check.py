@@ -20,6 +20,7 @@ failure.
 """
 
 import json
+import re
 import os
 import signal
 import stat
@@ -194,10 +195,16 @@ def rule_variants(sieve):
 
 
 FAKES = {
-    "exits-at-once.sh": "crash", "garbage.sh": "crash", "hangs.sh": "crash",
-    "stderr-only.sh": "crash", "crashes-after-hello.sh": "crash", "closes-stdout.sh": "crash",
+    "crashes-after-hello.sh": "crash", "closes-stdout.sh": "crash",
     "wrong-length.sh": "fail", "nan-logprobs.sh": "fail", "extra-lines.sh": "fail",
-    "bad-precision.sh": "crash", "exits-after-hello.sh": "crash",
+    "exits-after-hello.sh": "crash",
+}
+# Fakes that cannot be greeted: a harness error (exit 2, no report) whose message names why.
+UNGREETED = {
+    "exits-at-once.sh": "exited with status 3", "garbage.sh": "did not answer hello",
+    "hangs.sh": "did not answer hello", "stderr-only.sh": "stderr-only: got a request",
+    "bad-precision.sh": "fp16", "protocol-2.sh": "hello answered protocol 2",
+    "protocol-none.sh": "has no \"protocol\"", "protocol-string.sh": "protocol \"v1\"",
 }
 
 
@@ -210,14 +217,20 @@ def fakes_report_cleanly(sieve):
         check(f"fake {fake} gets a clean report with {expected} outcomes",
               status == 1 and expected in kinds and "pass" not in kinds - {"pass"}
               and "Traceback" not in err, f"exit {status}, outcomes {kinds}, stderr {err[-200:]}")
+    for fake, words in UNGREETED.items():
+        status, report, err = run(sieve, f"exec:{HERE / 'fakes' / fake}", "--suite", "smoke",
+                                  "--timeout", "2", env=env)
+        check(f"fake {fake} is a harness error (exit 2) naming why: {words}",
+              status == 2 and report is None and words in err and "Traceback" not in err,
+              f"exit {status}, stderr {err[-300:]}")
 
 
 # Libraries that break the ABI (broken_lib.c): the outcome each case of theirs gets that the
 # oracle passes, and words its detail must hold.
 BROKEN = {
-    "no-symbol": ("crash", "does not export sieve_impl_get()"),
-    "null-table": ("crash", "does not export sieve_impl_get()"),
-    "wrong-abi": ("crash", "of ABI 1"),
+    "no-symbol": ("harness error", "does not export sieve_impl_get()"),
+    "null-table": ("harness error", "does not export sieve_impl_get()"),
+    "wrong-abi": ("harness error", "of ABI 1"),
     "unknown-code": ("error", "returned 7, which is no SIEVE_E* code"),
     "segfault": ("crash", "killed by signal 11"),
     "half-row": ("fail", "got a non-number"),
@@ -235,6 +248,10 @@ def broken_libraries(sieve, mutants):
         lib = f"{mutants}/libbroken-{name}.so"
         status, report, err = run(sieve, f"lib:{lib}", "--suite", "smoke", "--timeout", "5",
                                   env=no_segv_handler)
+        if outcome == "harness error":  # the library cannot be loaded: nothing answers hello
+            check(f"lib:{Path(lib).name} is a harness error (exit 2): \"{words}\"",
+                  status == 2 and report is None and words in err, f"exit {status}, {err[-300:]}")
+            continue
         cases = report["cases"] if report else []
         hit = [c for c in cases if c["outcome"] == outcome and words in c["detail"]]
         wrong = [c["id"] for c in cases if c["outcome"] not in ("pass", "skip", outcome)]
@@ -243,11 +260,9 @@ def broken_libraries(sieve, mutants):
               f"exit {status}, {len(hit)} cases with it, other outcomes {wrong[:3]}, "
               f"stderr {err[-300:]}")
     status, report, err = run(sieve, "lib:/nonexistent/libsampler.so", "--suite", "smoke")
-    details = {c["detail"] for c in report["cases"]} if report else set()
-    check("lib: of a missing file crashes every case, naming the file and why",
-          status == 1 and details and all("cannot load /nonexistent/libsampler.so" in d and
-                                          "No such file" in d for d in details),
-          f"exit {status}, details {list(details)[:1]}, stderr {err[-200:]}")
+    check("lib: of a missing file is a harness error (exit 2), naming the file and why",
+          status == 2 and report is None and "cannot load /nonexistent/libsampler.so" in err
+          and "No such file" in err, f"exit {status}, stderr {err[-200:]}")
 
 
 def processes(parent=None, group=None):
@@ -337,6 +352,64 @@ def renderings(sieve, mutants):
         check("markdown has the suite table", "| position |" in md, md[:200])
 
 
+def junit_as_ci_reads_it(sieve, mutants):
+    """JUnit as Jenkins and GitLab read it: every counted failure is a <failure> element with a
+    message, a listed failure is <skipped> with its reason, a listed case that passes is a
+    <failure>, and every testcase and suite has a time."""
+    impl = f"lib:{mutants}/libge-boundary.so"
+    _, report, _ = run(sieve, impl, "--suite", "ordering")
+    failing = [c["id"] for c in report["cases"] if c["outcome"] != "pass"]
+    passing = next(c["id"] for c in report["cases"] if c["outcome"] == "pass")
+    with tempfile.TemporaryDirectory() as tmp:
+        expect, junit = Path(tmp) / "expect.json", Path(tmp) / "junit.xml"
+        listed = {i: "known: we use >=" for i in failing[2:]} | {passing: "stale"}
+        expect.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures": listed}))
+        p = subprocess.run([sieve, "run", "--impl", impl, "--suite", "ordering", "--expect",
+                            str(expect), "--format", "junit", "--output", str(junit)],
+                           capture_output=True, text=True)
+        root = ET.parse(junit).getroot()
+        suite = root.find("testsuite")
+        failures = suite.findall("testcase/failure")
+        skipped = suite.findall("testcase/skipped")
+        timed = all(c.get("time") for c in suite.findall("testcase")) and suite.get("time")
+        check("junit: each counted failure is a <failure> with a message, stale ones too",
+              p.returncode == 1 and int(suite.get("failures")) == len(failures) == 3
+              and all(f.get("message") for f in failures)
+              and any("passes" in f.get("message") for f in failures),
+              f"exit {p.returncode}, failures={suite.get('failures')}, {len(failures)} elements")
+        check("junit: a listed failure is <skipped> with its reason; every testcase has a time",
+              int(suite.get("skipped")) == len(skipped) == len(failing) - 2 and timed
+              and all("we use >=" in e.get("message") for e in skipped),
+              f"skipped={suite.get('skipped')}, {len(skipped)} elements, timed {timed}")
+
+
+def python_template_traps(sieve):
+    """The Python template converts protocol values before the user's function sees them, and
+    reports the user's own exception with its type and message; a crash's stderr keeps its
+    last line."""
+    adapter = HERE.parent.parent / "harness" / "adapters" / "python_adapter.py"
+    p = subprocess.run([sys.executable, str(adapter)], capture_output=True, text=True,
+                       input='{"op":"filter","rows":[{"logits":[1,2,3],"params":{"top_k":2.0}}]}\n')
+    check("python_adapter.py takes top_k 2.0 as the integer 2", '"logprobs": [null' in p.stdout,
+          p.stdout[:200] + p.stderr[-200:])
+    with tempfile.TemporaryDirectory() as tmp:
+        broken = Path(tmp) / "broken.py"
+        broken.write_text(adapter.read_text().replace(
+            "    scaled = logits * (1.0 / temperature)  # a float32 multiply by 1/T",
+            "    raise ZeroDivisionError('my sampler broke')"))
+        _, report, _ = run(sieve, f"exec:{sys.executable} {broken}", "--suite", "smoke")
+        details = [c["detail"] for c in report["cases"] if c["outcome"] == "error"]
+        check("an exception in the user's function is reported with its type and message",
+              details and all("ZeroDivisionError: my sampler broke" in d for d in details),
+              str(details[:1]))
+        loud = Path(tmp) / "loud.py"
+        loud.write_text("import os, sys\nsys.stdin.readline()\n"
+                        "os.write(2, b'x' * 5000 + b'\\nFinalError: the last line\\n')\n")
+        status, _, err = run(sieve, f"exec:{sys.executable} {loud}", "--suite", "smoke")
+        check("a crashed implementation's stderr keeps its last line", status == 2
+              and "FinalError: the last line" in err, f"exit {status}: {err[-200:]}")
+
+
 def output_to_fifo(sieve, fifo):
     """--output to something that is not a regular file (a FIFO here, /dev/null in bench.py)
     writes into it; renaming a temporary over it would replace the device with a file."""
@@ -370,12 +443,11 @@ def precisions(sieve, mutants):
               f"at precision {want[0]} ({want[1]})" in text and f"(precision {want[0]})" in text,
               text[:200])
     env = dict(os.environ, SIEVE_BIN=sieve)
-    _, report, _ = run(sieve, f"exec:{HERE / 'fakes' / 'bad-precision.sh'}", "--suite", "smoke",
-                       env=env)
-    details = {c["detail"] for c in report["cases"]} if report else set()
-    check("a hello declaring precision fp16 crashes every case, naming the value",
-          details and all('"precision" must be "float32" or "float64", not fp16' in d
-                          for d in details), str(list(details)[:1]))
+    status, report, err = run(sieve, f"exec:{HERE / 'fakes' / 'bad-precision.sh'}", "--suite",
+                              "smoke", env=env)
+    check("a hello declaring precision fp16 is a harness error (exit 2) naming the value",
+          status == 2 and report is None
+          and '"precision" must be "float32" or "float64", not fp16' in err, err[-300:])
 
 
 def shards(sieve):
@@ -410,6 +482,36 @@ def expectations(sieve, mutants):
               status_with(failing, "sieve-fixtures/0") == 2)
         check("an expectation file written for sieve-fixtures/1 (the same ids) is still read",
               status_with(failing, "sieve-fixtures/1") == 0)
+        typo = failing[0] + "x"
+        path.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures":
+                                    {i: "known" for i in failing + [typo]}}))
+        p = subprocess.run([sieve, "run", "--impl", impl, "--suite", "ordering", "--expect",
+                            str(path)], capture_output=True, text=True)
+        check("an expectation file naming an id that is no case is a harness error naming it",
+              p.returncode == 2 and typo in p.stderr, f"exit {p.returncode}: {p.stderr[-300:]}")
+        path.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures": {
+            failing[0]: {"reason": "we use >=", "issue": "https://example.org/issues/1"},
+            **{i: "known" for i in failing[1:]}}}))
+        _, report, _ = run(sieve, impl, "--suite", "ordering", "--expect", str(path))
+        note = next(c for c in report["cases"] if c["id"] == failing[0]).get("expected_note")
+        check("an expectation may give a reason and an issue, which the report shows",
+              note == "we use >= (https://example.org/issues/1)", f"note {note!r}")
+        written = Path(tmp) / "written.json"
+        status, _, err = run(sieve, impl, "--suite", "ordering", "--expect", str(path),
+                             "--write-expect", str(written))
+        entries = json.loads(written.read_text())["expected_failures"]
+        check("--write-expect lists every failure, keeps --expect's notes and exits 0",
+              status == 0 and sorted(entries) == sorted(failing)
+              and entries[failing[0]]["issue"] == "https://example.org/issues/1",
+              f"exit {status}, {len(entries)} entries, {err[-200:]}")
+        path.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures":
+                                    {i: "known" for i in failing + [passing]}}))
+        status, _, _ = run(sieve, impl, "--suite", "ordering", "--expect", str(path),
+                           "--update-expect")
+        kept = json.loads(path.read_text())["expected_failures"]
+        check("--update-expect removes the case that now passes and keeps the rest",
+              status == 0 and passing not in kept and sorted(kept) == sorted(failing),
+              f"exit {status}, {len(kept)} kept")
 
 
 # What the fingerprint finds in the wrong ports: reversed-ties reverses every tie, so both
@@ -478,9 +580,17 @@ def fingerprints(sieve, mutants):
           "nearest: deepinfer: differs on boundary (profile gt, found ge)" in near, near[-300:])
     out = subprocess.run([sieve, "diff", "profile:deepinfer", "profile:vllm", "--suite",
                           "ordering"], capture_output=True, text=True)
+    line = next((l for l in out.stdout.split("boundary (")[0].splitlines()
+                 if "seed-examples/000-order-example-keeps-2 (values)" in l), "")
     check("sieve diff deepinfer vllm shows the (0.5, 0.3, 0.2) order example under topp_scope",
-          out.returncode == 1 and "seed-examples/000-order-example-keeps-2 (values): kept {0,1} | kept {0}"
-          in out.stdout.split("boundary (")[0], out.stdout[:300])
+          out.returncode == 1 and "kept {0,1};" in line and "| kept {0};" in line,
+          out.stdout[:300])
+    empty = subprocess.run([sieve, "diff", f"exec:{HERE / 'fakes' / 'empty-answers.sh'}",
+                            "profile:deepinfer", "--suite", "ordering"], capture_output=True,
+                           text=True)
+    check("sieve diff of an implementation answering {} finds every case different, either way",
+          empty.returncode == 1 and re.search(r"differ on (\d+) of \1 cases", empty.stdout),
+          empty.stdout[:200])
     same = subprocess.run([sieve, "diff", "profile:deepinfer", f"exec:{sieve} serve", "--suite",
                            "ordering"], capture_output=True, text=True)
     check("sieve diff of the oracle with itself finds nothing", same.returncode == 0,
@@ -625,6 +735,84 @@ def usage_errors(sieve):
                  ["--impl", "profile:deepinfer", "--fixtures", "/nonexistent.json"]):
         status = subprocess.run([sieve, "run", *args], capture_output=True).returncode
         check(f"sieve run {' '.join(args)} exits 2", status == 2, f"exit {status}")
+    for sub in ("serve", "run", "fingerprint", "diff", "explain", "profiles", "axes"):
+        p = subprocess.run([sieve, sub, "--help"], capture_output=True, text=True)
+        check(f"sieve {sub} --help prints its usage and exits 0",
+              p.returncode == 0 and p.stdout.startswith("usage: sieve " + sub), p.stdout[:120])
+    for args, named in ((["serve", "--rule", "nope=1"], "'nope'"),
+                        (["serve", "--rule", "boundary=lt"], "'lt' of boundary (gt, ge)"),
+                        (["fingerprint", "--impl", "profile:vllm", "--bogus", "1"], "'--bogus'"),
+                        (["fingerprint", "--impl", "profile:vllm", "--profile", "nosuch"],
+                         "'nosuch'"),
+                        (["diff", "profile:vllm", "profile:sglang", "--format", "xml"], "xml"),
+                        (["diff", "a", "b", "c"], "'c'"), (["profiles", "--x"], "'--x'"),
+                        (["explain", "--svg"], "'--svg'")):
+        p = subprocess.run([sieve, *args], capture_output=True, text=True)
+        check(f"sieve {' '.join(args)} exits 2 naming {named}",
+              p.returncode == 2 and named in p.stderr, f"exit {p.returncode}: {p.stderr[:200]}")
+
+
+def engines_check_fails_when_it_should(sieve):
+    """check_engines.py (make engines-check) on the oracle's own profile as the "engine": a run
+    recorded from profile:vllm passes; the same check of an implementation that leaves the
+    profile on one axis fails, naming the axis and the cases."""
+    script = HERE.parent.parent / "harness" / "adapters" / "engines" / "check_engines.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "vllm.json").write_text(json.dumps({"run": {"ci": True}}))
+        env = dict(os.environ, SIEVE_ENGINE_RUNS=tmp)
+
+        def engines_check(mode, impl):
+            return subprocess.run([sys.executable, str(script), sieve, mode, "vllm", impl],
+                                  capture_output=True, text=True, env=env)
+        engines_check("record", "profile:vllm")
+        same = engines_check("check", "profile:vllm")
+        check("check_engines.py passes an engine that is its profile", same.returncode == 0,
+              same.stdout[-600:])
+        moved = engines_check("check", f"exec:{sieve} serve --profile vllm --rule boundary=gt")
+        check("check_engines.py fails an engine that leaves its profile, naming the axis",
+              moved.returncode == 1 and "boundary" in moved.stdout and "FAIL" in moved.stdout,
+              moved.stdout[-600:])
+
+
+def selection_and_replay(sieve, mutants):
+    """--suite, --family and --case select the union of what they name; a family or glob that
+    selects nothing is a harness error; sieve case prints a case and its request for replay;
+    sieve explain --impl judges an implementation's answer to one case as sieve run does."""
+    def ids(*args):
+        status, report, err = run(sieve, "profile:deepinfer", *args)
+        return status, {c["id"] for c in report["cases"]} if report else set(), err
+    _, ordering, _ = ids("--suite", "ordering")
+    _, smoke, _ = ids("--suite", "smoke")
+    _, both, _ = ids("--suite", "ordering,smoke")
+    check("--suite ordering,smoke runs the union of the two suites",
+          both == ordering | smoke and len(both) < 300, f"{len(both)} cases")
+    _, ties, _ = ids("--family", "ties")
+    check("--family ties runs the ties family", ties and all(i.startswith("ties/") for i in ties),
+          f"{sorted(ties)[:3]}")
+    _, glob, _ = ids("--case", "ties/exact-tie-*", "--case", "seed-examples/000-order-example-keeps-2")
+    check("--case takes globs and repeats", glob and "seed-examples/000-order-example-keeps-2"
+          in glob and all(i.startswith(("ties/exact-tie-", "seed-")) for i in glob), str(glob))
+    for args, words in ((["--family", "tie"], "no family 'tie'"),
+                        (["--case", "nope/*"], "no case matches --case 'nope/*'"),
+                        (["--suite", "ties"], "a family is --family")):
+        status, _, err = ids(*args)
+        check(f"sieve run {' '.join(args)} exits 2 naming the mistake", status == 2 and words in err,
+              f"exit {status}: {err[-200:]}")
+    case_id = "ties/exact-tie-5-top-k-2"
+    request = subprocess.run([sieve, "case", case_id, "--request"], capture_output=True,
+                             text=True).stdout
+    answer = subprocess.run([sieve, "serve"], input=request, capture_output=True, text=True)
+    shown = json.loads(subprocess.run([sieve, "case", case_id], capture_output=True,
+                                      text=True).stdout)
+    check("sieve case ID --request pipes to an implementation, and sieve case ID shows the case",
+          '"logprobs"' in answer.stdout and shown["id"] == case_id and "expect" in shown
+          and shown["readings"], answer.stdout[:200])
+    out = subprocess.run([sieve, "explain", "ordering/strict-boundary-4-equal-top-p-2-of-4",
+                          "--impl", f"lib:{mutants}/libge-boundary.so"], capture_output=True,
+                         text=True)
+    check("sieve explain ID --impl shows the implementation's answer, its verdict and the hint",
+          out.returncode == 0 and "fail at float32" in out.stdout and "[ge-boundary]" in out.stdout,
+          out.stdout[-400:] + out.stderr[-200:])
 
 
 def main():
@@ -637,6 +825,8 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             signals_end_children(sieve, signum, tmp)
     renderings(sieve, mutants)
+    junit_as_ci_reads_it(sieve, mutants)
+    python_template_traps(sieve)
     precisions(sieve, mutants)
     shards(sieve)
     expectations(sieve, mutants)
@@ -644,6 +834,8 @@ def main():
     rule_variants(sieve)
     survive_crashes(sieve, py_adapter)
     explain(sieve)
+    selection_and_replay(sieve, mutants)
+    engines_check_fails_when_it_should(sieve)
     engines_md_current(sieve)
     bad_fixture_files(sieve)
     refused_before_running(sieve)
