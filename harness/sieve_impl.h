@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../oracle/sieve.h"
+#include "sieve.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,8 +45,7 @@ typedef struct sieve_impl {
                 const sieve_engine *engine, const sieve_draw_key *key, size_t n_top,
                 sieve_top_entry *top, int64_t *token, double *logprob);
   /* The sample position of a row (mode: SIEVE_PREFILL or SIEVE_DECODE). */
-  int (*position)(int mode, int64_t seqlen_q, int64_t seqlen_k, int64_t row,
-                  int64_t *position);
+  int (*position)(int mode, int64_t seqlen_q, int64_t seqlen_k, int64_t row, int64_t *position);
 } sieve_impl;
 
 typedef const sieve_impl *(*sieve_impl_get_fn)(void);

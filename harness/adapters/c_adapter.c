@@ -4,10 +4,17 @@
  * child process. This example forwards to the oracle; a real port puts its
  * own functions in the table and leaves NULL the ops it does not have.
  *
- *   cc -shared -fPIC -o libmy_sampler.so c_adapter.c -lsieve -lm
+ * Built against an installed sieve (make install; PKG_CONFIG_PATH=PREFIX/lib/pkgconfig when
+ * PREFIX is not a system one):
+ *
+ *   libdir=$(pkg-config --variable=libdir sieve)
+ *   cc -shared -fPIC c_adapter.c $(pkg-config --cflags --libs sieve) -Wl,-rpath,"$libdir" \
+ *     -o libmy_sampler.so
  *   sieve run --impl lib:./libmy_sampler.so
+ *
+ * In the checkout, `make` builds it as build/adapters/libc_adapter.so.
  */
-#include "../sieve_impl.h"
+#include <sieve_impl.h>
 
 static int filter(const float *logits, size_t vocab, const sieve_params *params,
                   const sieve_engine *engine, double *logprobs) {

@@ -1,7 +1,8 @@
 """The sieve oracle from Python: the DeepInfer sampling rule (oracle/SPEC.md) through ctypes.
 
 Standard library only; loads libsieve.so from $SIEVE_LIB, from the checkout this file is in
-(build/libsieve.so), or from the system (an installed copy). Functions take Python lists,
+(build/libsieve.so), from where `make install` put it (_installed.py, written by the install),
+or from the system. Functions take Python lists,
 NumPy arrays or PyTorch tensors and give back the same kind; bad parameters raise ValueError
 with the oracle's message, which names the field.
 
@@ -18,7 +19,7 @@ import os
 from pathlib import Path
 
 __all__ = ["filter", "sample", "uniform", "draw", "validate", "position", "assert_conforms",
-           "SieveError"]
+           "Conformance", "SieveError"]
 
 
 class SieveError(ValueError):
@@ -59,6 +60,10 @@ class _Result(ctypes.Structure):
 
 
 _HERE = Path(__file__).resolve().parent
+try:
+    from . import _installed  # the library's and the fixtures' paths, written by make install
+except ImportError:
+    _installed = None
 _lib = None
 
 
@@ -66,6 +71,7 @@ def _library():
     global _lib
     if _lib is None:
         candidates = [os.environ.get("SIEVE_LIB"), str(_HERE.parents[2] / "build" / "libsieve.so"),
+                      _installed and _installed.LIB,
                       ctypes.util.find_library("sieve")]
         path = next((c for c in candidates if c and (os.path.exists(c) or "/" not in c)), None)
         if path is None:
@@ -186,10 +192,17 @@ def position(mode, seqlen_q, seqlen_k, row=0):
 
 # ----------------------------------------------------------------------------- conformance
 
+# The expectation-file schemas `sieve run --expect` accepts (harness/fixture.h): version 2 kept
+# the case ids of version 1.
+_EXPECT_SCHEMAS = ("sieve-fixtures/2", "sieve-fixtures/1")
+# How many failures an AssertionError shows in full before it lists the rest by id.
+_DETAILED = 10
+
 
 def _fixtures_path():
     candidates = [os.environ.get("SIEVE_FIXTURES"),
                   str(_HERE.parents[2] / "fixtures" / "sieve-fixtures.json"),
+                  _installed and _installed.FIXTURES,
                   "/usr/local/share/sieve/sieve-fixtures.json", "/usr/share/sieve/sieve-fixtures.json"]
     for c in candidates:
         if c and os.path.exists(c):
@@ -198,66 +211,294 @@ def _fixtures_path():
 
 
 def _number(x):
-    return -math.inf if x is None else float(x)
+    """A protocol number: a JSON number, null (-inf), or "nan", "inf", "-inf"."""
+    if x is None:
+        return -math.inf
+    if isinstance(x, str) and x in ("nan", "inf", "-inf"):
+        return float(x)
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return float(x)
+    raise ValueError(f"{x!r} is not a number")
 
 
-def _close(want, got, abs_tol, rel_tol):
-    if math.isinf(want) or math.isnan(want):
-        return want == got or (math.isnan(want) and math.isnan(got))
-    return abs(got - want) <= abs_tol + rel_tol * abs(want)
+def _integer(x):
+    value = _number(x)
+    if not math.isfinite(value) or value != int(value):
+        raise ValueError(f"top_k {x!r} is not an integer")
+    return int(value)
 
 
-def _matches(expect, got, precision):
-    """The fixture matchers (fixtures/README.md) for filter rows: $approx_array and $any_of, with
-    the matcher's float32 bound added at precision float32."""
-    if isinstance(expect, dict) and "$any_of" in expect:
-        only = set(expect.get("float32_only", ())) if precision == "float64" else set()
-        return any(_matches(e, got, precision) for i, e in enumerate(expect["$any_of"])
-                   if i not in only)
-    if "error" in expect:
-        return got is None
-    if got is None:
-        return False
-    m = expect["logprobs"]
-    want = m["$approx_array"]
-    tol = (m["abs"] + (m.get("f32_abs", 0.0) if precision == "float32" else 0.0), m["rel"])
-    return len(want) == len(got) and all(
-        _close(_number(w), float(g), *tol) for w, g in zip(want, got))
+def _arguments(row):
+    """fn's arguments for a fixture row, converted as harness/adapters/python_adapter.py converts
+    a request: logits as a list of float32 values (Python floats; null is -inf, "nan", "inf"
+    and "-inf" their floats), temperature and top_p as floats, top_k as an int (2.0 is 2; -1
+    when absent). Raises ValueError where that adapter rejects a value before its sampler runs:
+    a value that is not a number, a top_k that is not an integer (1.5, "nan")."""
+    params = row.get("params", {})
+    values = [_number(x) for x in row["logits"]]
+    return (list((ctypes.c_float * len(values))(*values)), _number(params.get("temperature", 1.0)),
+            _integer(params.get("top_k", -1)), _number(params.get("top_p", 1.0)))
 
 
-def assert_conforms(fn, fixtures=None, families=None, precision="float32"):
-    """Runs `fn(logits, temperature, top_k, top_p) -> logprobs` through every filter fixture
-    without engine options (logits as a list of float32 values); raises AssertionError listing
-    the case ids that fail. `fn` reports a rejected input by raising ValueError. Values are
-    compared at `precision` ("float32", the arithmetic of real samplers, or "float64"), as
-    `sieve run --precision` compares them."""
+def _ask(fn, row):
+    """The arguments fn gets for a row (None when the conversion rejects it) and its answer as
+    a response row: {"logprobs": [...]}, or {"error": message} for a rejection."""
+    try:
+        args = _arguments(row)
+    except ValueError as e:
+        return None, {"error": f"{e}, so the adapter's conversion rejects it"}
+    try:
+        got = fn(*args)
+    except ValueError as e:
+        return args, {"error": f"raised {type(e).__name__}: {e}"}
+    values = got.tolist() if hasattr(got, "tolist") else got
+    return args, {"logprobs": [float(x) for x in values]}
+
+
+def _outcomes(expect, precision):
+    """The response rows an expected row accepts at `precision` (the options of an $any_of)."""
+    if "$any_of" not in expect:
+        return [expect]
+    only = set(expect.get("float32_only", ())) if precision == "float64" else set()
+    return [e for i, e in enumerate(expect["$any_of"]) if i not in only]
+
+
+def _logprobs_difference(matcher, got, precision):
+    """Where `got` first leaves an $approx_array matcher, with the bound; None when it meets it."""
+    want = [_number(w) for w in matcher["$approx_array"]]
+    if len(got) != len(want):
+        return f"expected {len(want)} logprobs, got {len(got)}"
+    f32 = matcher.get("f32_abs", 0.0) if precision == "float32" else 0.0
+    for i, (w, g) in enumerate(zip(want, got)):
+        if math.isinf(w) or not math.isfinite(g):
+            if w != g:
+                kept = " (which tokens are kept compares exactly)" if -math.inf in (w, g) else ""
+                return f"[{i}] expected {w!r}, got {g!r}{kept}"
+            continue
+        bound = matcher["abs"] + f32 + matcher["rel"] * abs(w)
+        if abs(g - w) > bound:
+            beyond = (f"the float32 bound {bound:.3g}" if f32
+                      else f"{matcher['abs']:g} + {matcher['rel']:g} relative")
+            return f"[{i}] expected {w!r}, got {g!r}: off by {abs(g - w):.3g}, beyond {beyond}"
+    return None
+
+
+def _difference(outcome, answer, precision):
+    """Where an answer first differs from one expected outcome; None when it matches."""
+    if "error" in outcome:
+        return None if "error" in answer else "expected a rejection (ValueError), got logprobs"
+    if "error" in answer:
+        return "expected logprobs, got a rejection"
+    return _logprobs_difference(outcome["logprobs"], answer["logprobs"], precision)
+
+
+def _matches(expect, answer, precision):
+    """The fixture matchers of a filter row (fixtures/README.md), at `precision`: any ValueError
+    is a rejection (which field it names is not checked here; sieve run checks it)."""
+    return any(_difference(o, answer, precision) is None for o in _outcomes(expect, precision))
+
+
+def _kept(logprobs):
+    return [i for i, x in enumerate(logprobs) if x != -math.inf]
+
+
+def _expected_logprobs(outcome):
+    return [_number(x) for x in outcome["logprobs"]["$approx_array"]]
+
+
+def _ids_text(ids):
+    """{0,1,2}, or {0,1,...,9} (12 in all) past eight ids, as sieve run prints kept sets."""
+    if len(ids) > 8:
+        return "{" + ",".join(map(str, ids[:7])) + f",...,{ids[-1]}}} ({len(ids)} in all)"
+    return "{" + ",".join(map(str, ids)) + "}"
+
+
+def _row_text(values):
+    """A row of numbers; past eight, its first six and its last."""
+    if len(values) <= 8:
+        return "[" + ", ".join(map(repr, values)) + "]"
+    return f"[{', '.join(map(repr, values[:6]))}, ..., {values[-1]!r}] ({len(values)} in all)"
+
+
+def _response_text(row):
+    """An expected outcome or an answer, in one line."""
+    if "error" in row:
+        e = row["error"]
+        if not isinstance(e, dict):
+            return f"a rejection: {e}"
+        return f"a rejection ({e['kind']} of {e['field']}{', ' + e['code'] if 'code' in e else ''})"
+    lp = _expected_logprobs(row) if isinstance(row["logprobs"], dict) else row["logprobs"]
+    return f"kept {_ids_text(_kept(lp))}, logprobs {_row_text(lp)}"
+
+
+def _nearest(outcomes, answer):
+    """The outcome to compare an answer with: the first with the answer's kept set, if any."""
+    if "logprobs" in answer:
+        kept = _kept(answer["logprobs"])
+        for o in outcomes:
+            if "logprobs" in o and _kept(_expected_logprobs(o)) == kept:
+                return o
+    return outcomes[0]
+
+
+def _causes(case, answer, precision):
+    """The recorded readings whose answer this is, the case's own axis first (as sieve run names
+    them, harness/suites.c); or why none is named."""
+    readings = [r for r in case.get("readings", ()) if precision in r["precisions"]
+                and _matches(r["expect"]["rows"][0], answer, precision)]
+    readings.sort(key=lambda r: r["axis"] != case["axis"])
+    if readings:
+        return [f"same answer as [{r['name']}]: {r['hint']}" for r in readings]
+    if precision == "float64" and _matches(case["expect"]["rows"][0], answer, "float32"):
+        return ["float32 arithmetic: within the float32 bounds, not the float64 ones"]
+    return ["no known misreading gives this answer"]
+
+
+def _failure_text(case, args, answer, precision):
+    outcomes = _outcomes(case["expect"]["rows"][0], precision)
+    call = (f"called fn({_row_text(args[0])}, temperature={args[1]!r}, top_k={args[2]!r}, "
+            f"top_p={args[3]!r})" if args else "fn was not called")
+    lines = [case["id"], f"  {case['description']}", f"  {call}"]
+    lines += [f"  expected {'one of: ' if len(outcomes) > 1 else ''}{_response_text(outcomes[0])}"]
+    lines += [f"        or {_response_text(o)}" for o in outcomes[1:]]
+    lines += [f"  got      {_response_text(answer)}",
+              f"  first difference: {_difference(_nearest(outcomes, answer), answer, precision)}"]
+    return "\n".join(lines + [f"  {c}" for c in _causes(case, answer, precision)])
+
+
+def _runnable(case):
+    """A case assert_conforms can ask: one filter row of listed logits, no engine options."""
+    request = case["request"]
+    return (request["op"] == "filter" and "engine" not in request and len(request["rows"]) == 1
+            and isinstance(request["rows"][0]["logits"], list))
+
+
+def _selection(cases, families):
+    """The runnable cases of `families` (all when None); ValueError for an unknown family or
+    a selection with no runnable case."""
+    known = sorted({c["family"] for c in cases})
+    wanted = [families] if isinstance(families, str) else families
+    unknown = [f for f in wanted or () if f not in known]
+    if unknown:
+        raise ValueError(f"unknown fixture families {', '.join(map(repr, unknown))}; the "
+                         f"fixtures have {', '.join(known)}")
+    chosen = [c for c in cases if _runnable(c) and (wanted is None or c["family"] in wanted)]
+    if not chosen:
+        what = f"families {wanted}" if wanted is not None else "the fixtures"
+        raise ValueError(f"{what} have no case assert_conforms runs (a "
+                         "filter request of one row of listed logits, without engine options): "
+                         "run them with sieve run")
+    return chosen
+
+
+def _note(entry):
+    """An expected failure's "reason (issue)", or None when it is neither a reason nor
+    {"reason": ..., "issue": ...} with strings."""
+    if isinstance(entry, str):
+        return entry
+    if (not isinstance(entry, dict) or not isinstance(entry.get("reason"), str)
+            or any(k not in ("reason", "issue") or not isinstance(v, str)
+                   for k, v in entry.items())):
+        return None
+    return entry["reason"] + (f" ({entry['issue']})" if "issue" in entry else "")
+
+
+def _expectation_file(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if schema not in _EXPECT_SCHEMAS:
+        raise ValueError(f"{path}: written for fixtures {schema or '(none)'}, these are "
+                         f"{_EXPECT_SCHEMAS[0]}")
+    if not isinstance(data.get("expected_failures"), dict):
+        raise ValueError(f"{path}: expected_failures must be an object of case id: reason")
+    return data["expected_failures"]
+
+
+def _expectations(source, cases):
+    """Case id -> note from a dict or an expectation file, checked as `sieve run --expect`
+    checks it (harness/expect.c). Ids of sieve run's distribution suite, which the fixtures do
+    not hold, are accepted and left to sieve run."""
+    entries = _expectation_file(source) if isinstance(source, (str, os.PathLike)) else source or {}
+    bad = [i for i, x in entries.items() if _note(x) is None]
+    if bad:
+        raise ValueError(f"expected_failures[{bad[0]!r}] must be a reason, or "
+                         '{"reason": ..., "issue": ...} with strings')
+    ids = {c["id"] for c in cases}
+    unknown = sorted(i for i in entries if i not in ids and not i.startswith("distribution/"))
+    if unknown:
+        raise ValueError("expected_failures names ids that are no case of the fixtures (a typo, "
+                         f"or a retired case: fixtures/retired-ids.txt): {', '.join(unknown)}")
+    return {i: _note(x) for i, x in entries.items()}
+
+
+def _report(failures, now_passing, still_failing, ran, precision):
+    """The AssertionError's message: the unexpected failures by case id, the first in full."""
+    ids = sorted(failures)
+    counts = [f"{len(ids)} of {ran} sieve fixture cases failed"] if ids else []
+    counts += [f"{len(now_passing)} listed in expected_failures passed"] if now_passing else []
+    head = [" and ".join(counts) + f" at precision {precision}"
+            + (f"; {still_failing} listed failed as expected" if still_failing else "") + ":"]
+    body = [_failure_text(*failures[i], precision) for i in ids[:_DETAILED]]
+    if len(ids) > _DETAILED:
+        body.append(f"and {len(ids) - _DETAILED} more, by id:\n  " + "\n  ".join(ids[_DETAILED:]))
+    body += [f"{i}: now passes: remove it from the expectations (listed: {now_passing[i]})"
+             for i in sorted(now_passing)]
+    return "\n\n".join(head + body)
+
+
+class Conformance(int):
+    """What assert_conforms ran: the number of cases (an int, as it used to return), `passed`
+    (their ids) and `expected_failures` (id -> note of the listed cases that failed)."""
+
+    def __new__(cls, passed, expected_failures):
+        self = super().__new__(cls, len(passed) + len(expected_failures))
+        self.passed, self.expected_failures = tuple(passed), dict(expected_failures)
+        return self
+
+    def __repr__(self):
+        return (f"Conformance({int(self)} cases: {len(self.passed)} passed, "
+                f"{len(self.expected_failures)} expected failures)")
+
+
+def assert_conforms(fn, fixtures=None, families=None, precision="float32",
+                    expected_failures=None):
+    """Runs `fn(logits, temperature, top_k, top_p) -> logprobs` through the filter fixtures of
+    one row without engine options (those of `families` when given) and raises AssertionError
+    when a case fails that `expected_failures` does not list, or a listed one passes.
+
+    fn gets the values as the bundled adapter converts a request (logits a list of float32
+    values, temperature and top_p floats, "nan" and "inf" included, top_k an int, -1 for none),
+    does the rule's checks itself and reports a rejected input by raising ValueError; any other
+    exception stops the run with the case id. Values are compared at `precision` ("float32",
+    the arithmetic of real samplers, or "float64"), as `sieve run --precision` compares them.
+    The message gives, per failure, what was expected and got, the first difference and its
+    bound, and the known misreading whose answer it is (or that none is).
+
+    `expected_failures` is a dict of case id -> reason (or {"reason": ..., "issue": ...}), or
+    the path of a `sieve run --expect` file; as there, an id that is no case raises ValueError
+    and a listed case outside the selection is ignored. An unknown family, or a selection with
+    no case to run, raises ValueError. Returns a Conformance: the number of cases run."""
     if precision not in ("float32", "float64"):
         raise ValueError(f"precision must be 'float32' or 'float64', not {precision!r}")
     with open(fixtures or _fixtures_path(), encoding="utf-8") as f:
-        data = json.load(f)
-    failed, ran = [], 0
-    for case in data["cases"]:
-        request = case["request"]
-        if request["op"] != "filter" or "engine" in request or len(request["rows"]) != 1:
-            continue
-        if families and case["family"] not in families:
-            continue
-        row = request["rows"][0]
-        if not isinstance(row["logits"], list):
-            continue  # recipes: large rows are for sieve run
-        params = row.get("params", {})
-        args = [float(_number(x)) if not isinstance(x, str) else float(x) for x in row["logits"]]
-        ran += 1
+        cases = json.load(f)["cases"]
+    expected = _expectations(expected_failures, cases)
+    failures, passed = {}, []
+    for case in _selection(cases, families):
         try:
-            got = fn(args, _number(params.get("temperature", 1.0)) if not isinstance(
-                params.get("temperature", 1.0), str) else float(params["temperature"]),
-                params.get("top_k", -1), params.get("top_p", 1.0))
-            got = [float(x) for x in (got.tolist() if hasattr(got, "tolist") else got)]
-        except ValueError:
-            got = None
-        if not _matches(case["expect"]["rows"][0], got, precision):
-            failed.append(case["id"])
-    if failed:
-        shown = ", ".join(failed[:20]) + (f" and {len(failed) - 20} more" if len(failed) > 20 else "")
-        raise AssertionError(f"{len(failed)} of {ran} sieve fixtures failed: {shown}")
-    return ran
+            args, answer = _ask(fn, case["request"]["rows"][0])
+        except Exception as e:
+            raise AssertionError(f"{case['id']}: {type(e).__name__}: {e} (fn must return the "
+                                 "logprobs, or raise ValueError for a rejected input)") from e
+        if _matches(case["expect"]["rows"][0], answer, precision):
+            passed.append(case["id"])
+        else:
+            failures[case["id"]] = (case, args, answer)
+    now_passing = {i: expected[i] for i in passed if i in expected}
+    listed = {i: expected[i] for i in failures if i in expected}
+    unexpected = {i: f for i, f in failures.items() if i not in expected}
+    if unexpected or now_passing:
+        raise AssertionError(_report(unexpected, now_passing, len(listed),
+                                     len(passed) + len(failures), precision))
+    return Conformance(passed, listed)

@@ -1,0 +1,49 @@
+/*
+ * The picture of `sieve explain --svg FILE` (explain_svg.c), and what it shares with the text
+ * table of explain.c: the row being explained, each rule's steps on it, and the tokens ranked
+ * by probability.
+ */
+#ifndef SIEVE_EXPLAIN_SVG_H
+#define SIEVE_EXPLAIN_SVG_H
+
+#include <stddef.h>
+
+#include "sieve.h"
+
+/* One row: its logits, its parameters and, when it has one, the key of its draw. */
+typedef struct row_input {
+  float *logits;
+  size_t vocab;
+  sieve_params params;
+  sieve_draw_key key;
+  int has_key;
+} row_input;
+
+/* One rule's steps on the row. */
+typedef struct explained {
+  const char *name;
+  const sieve_rule *rule;
+  double *full;      /* p over the whole row at the row's temperature */
+  double *processed; /* processed logprobs */
+  sieve_filter_info info;
+  sieve_sample_result drawn;
+  int rc, drew;
+} explained;
+
+typedef struct ranked_token {
+  double p;
+  size_t id;
+} ranked_token;
+
+/* The tokens by p descending, ties by token id ascending; NULL when out of memory. */
+ranked_token *explain_rank(const double *p, size_t vocab);
+
+/*
+ * Writes the picture of `n_rules` rules (1 or 2) on the row to `path`, whole or not at all
+ * (outfile.h). `case_id` names the fixture case, or is NULL for a row given with --logits.
+ * 0, or -1 when the file was not written.
+ */
+int explain_write_svg(const char *path, const char *case_id, const row_input *in,
+                      const explained *e, size_t n_rules);
+
+#endif /* SIEVE_EXPLAIN_SVG_H */

@@ -1,0 +1,137 @@
+"""Runs the steps of harness/action.yml as a GitHub runner would, since no runner is reachable
+here: each step's `run` in bash, in a workspace holding a user's adapter, with the step's `env`
+(the action's inputs substituted), GITHUB_ACTION_PATH, GITHUB_STEP_SUMMARY and GITHUB_OUTPUT.
+
+The workspace is what harness/CI.md tells an engine team to keep: sieve-adapter.py (the bundled
+template with one bug planted, `>=` at the top-p boundary) and sieve-expected.json, written from
+a run with --write-expect. Checked: the job passes with the expectation file, with a JUnit
+report that validates against Jenkins' schema and a markdown job summary; it fails without the
+file, naming the bug; and a job whose adapter does not start stops at the smoke step.
+
+    /usr/bin/python3 suites/check_action.py build/sieve
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "harness" / "action.yml"
+XSD = Path(os.environ.get("SIEVE_JUNIT_XSD", ROOT / "build" / "schemas" / "jenkins-junit.xsd"))
+RESULTS = []
+
+
+def check(name, ok, detail=""):
+    RESULTS.append(bool(ok))
+    print(f"{'ok  ' if ok else 'FAIL'} action: {name}" + ("" if ok else f": {detail}"))
+
+
+def substitute(text, inputs):
+    """`${{ inputs.NAME }}` as the runner evaluates it; any other expression is an error here."""
+    def value(m):
+        name = re.fullmatch(r"inputs\.([a-z_-]+)", m.group(1).strip())
+        if not name or name.group(1) not in inputs:
+            raise ValueError(f"check_action.py cannot evaluate ${{{{ {m.group(1)} }}}}")
+        return inputs[name.group(1)]
+    return re.sub(r"\$\{\{(.*?)\}\}", value, str(text))
+
+
+def job_inputs(action, given):
+    """The inputs as the runner gives them: the workflow's `with`, else each input's default."""
+    inputs = {}
+    for name, spec in action["inputs"].items():
+        if spec.get("required") and name not in given:
+            raise ValueError(f"input {name} is required")
+        inputs[name] = given.get(name, spec.get("default", ""))
+    return inputs
+
+
+def run_job(workspace, given):
+    """Runs the steps in order until one fails; returns (steps run, last status, outputs, summary)."""
+    action = yaml.safe_load(ACTION.read_text())
+    inputs = job_inputs(action, given)
+    summary, output = workspace / "step-summary.md", workspace / "github-output"
+    summary.write_text("")
+    output.write_text("")
+    ran, status = [], 0
+    for step in action["runs"]["steps"]:
+        env = dict(os.environ, GITHUB_ACTION_PATH=str(ROOT / "harness"),
+                   GITHUB_WORKSPACE=str(workspace), GITHUB_STEP_SUMMARY=str(summary),
+                   GITHUB_OUTPUT=str(output))
+        env.update({k: substitute(v, inputs) for k, v in step.get("env", {}).items()})
+        p = subprocess.run([step["shell"], "-e", "-c", step["run"]], cwd=workspace, env=env,
+                           capture_output=True, text=True, timeout=900)
+        ran.append((step["name"], p))
+        status = p.returncode
+        if status != 0:
+            break
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+    return ran, status, outputs, summary.read_text()
+
+
+def write_workspace(workspace, sieve):
+    """A user's repository: the template adapter with `>=` at the boundary, and its expectation
+    file written by sieve run --write-expect."""
+    template = (ROOT / "harness" / "adapters" / "python_adapter.py").read_text()
+    planted = template.replace("(before <= top_p)", "(before < top_p)")
+    assert planted != template, "python_adapter.py no longer has the line this check changes"
+    (workspace / "sieve-adapter.py").write_text(planted)
+    p = subprocess.run([sieve, "run", "--impl", "exec:/usr/bin/python3 sieve-adapter.py",
+                        "--write-expect", "sieve-expected.json"], cwd=workspace,
+                       capture_output=True, text=True, timeout=900)
+    check("sieve run --write-expect writes the workspace's expectation file",
+          p.returncode == 0 and (workspace / "sieve-expected.json").is_file(), p.stderr[-300:])
+
+
+def schema_valid(report):
+    p = subprocess.run(["xmllint", "--noout", "--schema", str(XSD), str(report)],
+                       capture_output=True, text=True)
+    return p.returncode == 0, p.stderr[-300:]
+
+
+def gating_job_passes(workspace):
+    ran, status, outputs, summary = run_job(workspace, {
+        "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json"})
+    names = [name for name, _ in ran]
+    check("with the expectation file every step passes", status == 0 and len(names) == 3,
+          f"{names}, exit {status}: {ran[-1][1].stderr[-300:]}")
+    junit = workspace / outputs.get("junit", "sieve-junit.xml")
+    valid, why = schema_valid(junit) if junit.is_file() else (False, f"no {junit}")
+    check("the conformance step writes a JUnit report Jenkins' schema accepts", valid, why)
+    check("the job summary is the markdown report with its verdict",
+          summary.startswith("#") and "passed" in summary and "expected" in summary, summary[:200])
+
+
+def unlisted_bug_fails(workspace):
+    ran, status, _, _ = run_job(workspace, {"impl": "exec:/usr/bin/python3 sieve-adapter.py"})
+    err = ran[-1][1].stderr
+    check("without the expectation file the conformance step fails (exit 1) naming the bug",
+          ran[-1][0] == "Conformance" and status == 1 and "ge-boundary" in err,
+          f"step {ran[-1][0]}, exit {status}: {err[-300:]}")
+
+
+def broken_adapter_stops_at_smoke(workspace):
+    ran, status, _, _ = run_job(workspace, {"impl": "exec:/usr/bin/python3 no-such-adapter.py"})
+    check("an adapter that cannot start stops the job at the smoke step (exit 2)",
+          ran[-1][0].startswith("Smoke") and status == 2,
+          f"step {ran[-1][0]}, exit {status}")
+
+
+def main():
+    sieve = str(Path(sys.argv[1]).resolve())
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp)
+        write_workspace(workspace, sieve)
+        gating_job_passes(workspace)
+        unlisted_bug_fails(workspace)
+        broken_adapter_stops_at_smoke(workspace)
+    print(f"check_action: {sum(RESULTS)} passed, {len(RESULTS) - sum(RESULTS)} failed")
+    return 0 if all(RESULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
