@@ -9,6 +9,12 @@ float64, so a kept set or token may differ only where the reference's own margin
 1e-12 (a decision no float64 implementation can be held to); such rows are counted apart.
 A failure prints the row and the first difference. Exit status 0 when nothing failed.
 
+Each row of at most SPECULATE_V tokens also heads a speculative chain (1 to 5 drafts, random
+rows of the same size from a generator of their own): odd rows give greedy drafts, even rows
+draft rows whose tokens the oracle draws itself (tag mtp), and `speculate` must give the
+reference's drafts, accepted count, tokens and each test's u bit for bit and ratio within
+1e-9; a test or draw within 1e-12 of its boundary is counted apart.
+
 With --f32-lib PATH (a float32 implementation served by `sieve serve --lib`, such as
 build/mutants-f32/libport-faithful.so) the same rows also go through the float32 side: each
 row's expectation as make_fixtures.py builds it (every outcome within float32 reach, the float32
@@ -38,6 +44,7 @@ BATCH = 64
 
 
 EQUAL = 6
+SPECULATE_V = 1024
 
 
 def random_row(gen: torch.Generator, v: int):
@@ -197,6 +204,67 @@ def compare_float32(got32: dict, row: torch.Tensor, p: ref.Params, exact: bool):
     return None
 
 
+def speculate_chain(gen: torch.Generator, row: torch.Tensor, p: ref.Params, i: int):
+    """A chain headed by the row: (target rows, draft tokens or None, draft rows or None, draft
+    params, seed, position)."""
+    v, k = row.shape[0], 1 + i % 5
+    target = [row] + [random_row(gen, v)[0] for _ in range(k)]
+    seed = int(torch.randint(0, 2**62, (1,), generator=gen))
+    pos = int(torch.randint(0, 2**40, (1,), generator=gen))
+    if i % 2:
+        tokens = torch.randint(0, v, (k,), generator=gen).tolist()
+        return target, tokens, None, ref.Params(), seed, pos
+    dp = random_params(gen, v, 0)
+    return target, None, [random_row(gen, v)[0] for _ in range(k)], dp, seed, pos
+
+
+def speculate_request(chain, p: ref.Params) -> dict:
+    target, tokens, draft, dp, seed, pos = chain
+    rows = lambda rs: [[num(x) for x in r.tolist()] for r in rs]  # noqa: E731
+    d = {"tokens": tokens} if tokens is not None else {"rows": rows(draft),
+                                                       "params": params_json(dp)}
+    return {"op": "speculate", "seed": str(seed), "position": pos,
+            "target": {"rows": rows(target), "params": params_json(p)}, "draft": d}
+
+
+def compare_speculate(got: dict, chain, p: ref.Params):
+    """None when the oracle's answer is the reference's; "undecidable" when a test or the last
+    draw sits within 1e-12 of its boundary; else the difference."""
+    target, tokens, draft, dp, seed, pos = chain
+    try:
+        drafts = tokens if tokens is not None else ref.speculate_draft(draft, dp, seed, pos)
+        want = ref.speculate(target, drafts, draft, p, dp, seed, pos)
+    except ref.SieveError as e:
+        code = got.get("error", {}).get("code")
+        return None if code == e.code else f"expected {e.code}, got {json.dumps(got)[:200]}"
+    if "error" in got:
+        return f"expected an answer, got {got['error']}"
+    close_call = any(st.margin < UNDECIDABLE for st in want.steps if st.p != st.q) or \
+        want.draw_margin < UNDECIDABLE
+    if tokens is None and got.get("draft_tokens") != drafts:
+        return f"draft tokens {got.get('draft_tokens')}, expected {drafts}"
+    diff = _speculate_difference(got, want)
+    return None if diff is None else "undecidable" if close_call else diff
+
+
+def _speculate_difference(got: dict, want) -> str:
+    """The first field where the oracle's answer leaves the reference's, or None."""
+    for key in ("accepted", "tokens", "bonus"):
+        if got[key] != getattr(want, key):
+            return f"{key} {got[key]}, expected {getattr(want, key)}"
+    if len(got["steps"]) != len(want.steps):
+        return f"{len(got['steps'])} steps, expected {len(want.steps)}"
+    for j, (g, w) in enumerate(zip(got["steps"], want.steps)):
+        if g["u"] != w.u or g["accepted"] != w.accepted or not close(_number(g["ratio"]), w.ratio):
+            return (f"steps[{j}]: u {g['u']!r} accepted {g['accepted']} ratio {g['ratio']!r}, "
+                    f"expected {w.u!r} {w.accepted} {w.ratio!r}")
+    return None
+
+
+def _number(x):
+    return float("inf") if x == "inf" else float(x)
+
+
 def report(kind, i, row, p, detail, extra=""):
     values = row.tolist()
     shown = values if len(values) <= 16 else values[:16] + ["..."]
@@ -210,7 +278,8 @@ def run(command, rows: int, seed: int, f32_command=None) -> int:
     gen = torch.Generator().manual_seed(seed)
     oracle = Oracle(command)
     port32 = Oracle(f32_command) if f32_command else None
-    passed = failed = undecidable = refused = 0
+    chains = torch.Generator().manual_seed(seed + 1)
+    passed = failed = undecidable = refused = speculated = 0
     for start in range(0, rows, BATCH):
         batch = []
         for i in range(start, min(rows, start + BATCH)):
@@ -228,14 +297,22 @@ def run(command, rows: int, seed: int, f32_command=None) -> int:
         sampled = oracle.ask({"op": "sample", "rows": [
             {"logits": lg, "params": params_json(b[2]), "seed": str(b[3]), "position": b[4],
              "top_logprobs": b[5]} for lg, b in zip(logits, batch)]})
+        specs = [speculate_chain(chains, b[1], b[2], b[0]) if b[1].shape[0] <= SPECULATE_V
+                 else None for b in batch]
+        spec_answers = [oracle.ask(speculate_request(c, b[2])) if c else None
+                        for c, b in zip(specs, batch)]
         filtered32 = port32.ask({"op": "filter", "rows": [
             {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]}) \
             if port32 else {"rows": [None] * len(batch)}
-        for (i, row, p, s, pos, n_top, exact), fg, sg, f32g in zip(
-                batch, filtered["rows"], sampled["rows"], filtered32["rows"]):
+        for (i, row, p, s, pos, n_top, exact), fg, sg, f32g, chain, spg in zip(
+                batch, filtered["rows"], sampled["rows"], filtered32["rows"], specs, spec_answers):
             results = [("filter", compare_filter(fg, row, p, exact), ""),
                        ("sample", compare_sample(sg, row, p, s, pos, n_top, exact),
                         f" seed={s} position={pos} top_logprobs={n_top}")]
+            if chain:
+                speculated += 1
+                results.append(("speculate", compare_speculate(spg, chain, p),
+                                f" chain of {len(chain[0]) - 1}"))
             if port32:
                 f32 = compare_float32(f32g, row, p, exact)
                 refused += f32 == "refused"
@@ -255,6 +332,7 @@ def run(command, rows: int, seed: int, f32_command=None) -> int:
         print(f"differential: float32 side: {len(fp32.ROUTES)} routes and "
               f"{f32_command[-1]} on every row; {refused} rows within float32 reach of more "
               f"outcomes than a case records, not checked there")
+    print(f"differential: {speculated} of the rows also head a speculative chain (speculate)")
     print(f"differential: {rows} rows (seed {seed}) through filter and sample; "
           f"{undecidable} decided within 1e-12 of a boundary and accepted either way")
     print(f"differential: {passed + undecidable} passed, {failed} failed")

@@ -447,3 +447,122 @@ def find_position(seed: int, lo: float, hi: float, sample_case=0, tag="main") ->
         if lo <= ref.uniform(seed, pos, sample_case, tag) < hi:
             return pos
     raise ValueError("no position found")
+
+
+# ----------------------------------------------------------------------------- speculate
+
+
+def ratio_matcher(ratio: float, bound_rel: float):
+    """A step's p / q: +inf and 0 exactly, else within the float32 relative error of p and q."""
+    if math.isinf(ratio) or ratio == 0.0:
+        return exact(num(ratio))
+    return approx(ratio, f32_abs=ratio * bound_rel)
+
+
+class _Rows:
+    """The processed rows of a speculate request, with each row's float32 logprob bound."""
+
+    def __init__(self, target, draft, tokens, tp, dp, engine):
+        v = target[0].shape[0]
+        self.p, self.bp, self.q, self.bq = [], [], [], []
+        for row in target:
+            f = ref.filter_row(row, tp, engine)
+            self.p.append(torch.exp(f.logprobs))
+            self.bp.append(fp32.logprob_bound(f.logprobs, f.scaled))
+            self.last = f
+        for j, x in enumerate(tokens):
+            if draft is None:
+                self.q.append(torch.zeros(v, dtype=torch.float64).index_fill_(
+                    0, torch.tensor([x]), 1.0))
+                self.bq.append(0.0)
+                continue
+            g = ref.filter_row(draft[j], dp, engine)
+            self.q.append(torch.exp(g.logprobs))
+            self.bq.append(fp32.logprob_bound(g.logprobs, g.scaled))
+
+    def ratio_bound(self, j: int) -> float:
+        """The relative float32 error of p / q at step j."""
+        return 1.01 * (self.bp[j] + self.bq[j]) + 4 * fp32.U
+
+    def last_tokens(self, s: ref.Speculated) -> List[int]:
+        """The tokens the last draw (the residual's or the bonus's) may give within float32
+        reach: the float32 p and q move each cdf step by at most their bounds."""
+        if s.bonus:
+            f = self.last
+            return draw_tokens(torch.exp(f.logprobs), s.u, sample_draw_band(f.logprobs, f.scaled))
+        j = s.accepted
+        r = torch.clamp(self.p[j] - self.q[j], min=0.0)
+        if float(r.sum()) == 0.0:
+            r = self.p[j]
+        width = self.bp[j] + self.bq[j] + (r.shape[0] + 2) * fp32.U
+        return draw_tokens(r, s.u, max(DRAW_BAND, width / float(r.sum())))
+
+
+def speculate_expect_one(s: ref.Speculated, rows: _Rows) -> dict:
+    return {"accepted": s.accepted, "tokens": s.tokens[:-1] + [token_expect(rows.last_tokens(s))],
+            "bonus": s.bonus,
+            "steps": [{"accepted": st.accepted, "u": exact(st.u),
+                       "ratio": ratio_matcher(st.ratio, rows.ratio_bound(j))}
+                      for j, st in enumerate(s.steps)]}
+
+
+def speculate_expect(target, tokens, draft, tp, dp, seed, pos, engine=ref.Engine()) -> dict:
+    """The answer of the rule, and where an accept test sits within float32 reach of u (its
+    margin below the ratio's float32 error), the chain with that test turned the other way,
+    acceptable at float32 only. A test within 1e-12 of u is refused: no case should rest on
+    float64 rounding. Tests with p or q 0, or p = q (equal rows), are decided exactly."""
+    try:
+        s = ref.speculate(target, tokens, draft, tp, dp, seed, pos, engine)
+    except ref.SieveError as e:
+        return error(e)
+    rows = _Rows(target, draft, tokens, tp, dp, engine)
+    options, precisions = [speculate_expect_one(s, rows)], [{"float32", "float64"}]
+    for j, st in enumerate(s.steps):
+        if st.p == 0.0 or st.q == 0.0 or st.p == st.q:
+            continue  # decided in any arithmetic: 0 < p, u q < 0, u p < p
+        if st.margin < 1e-12 * max(1.0, st.ratio):
+            raise NearBoundary(f"accept test {j} is within float64 reach of u")
+        if st.margin <= st.ratio * rows.ratio_bound(j) + 2 * fp32.U:
+            flipped = ref.speculate(target, tokens, draft, tp, dp, seed, pos, engine, flip=j)
+            options.append(speculate_expect_one(flipped, rows))
+            precisions.append({"float32"})
+    return any_of_at(options, precisions)
+
+
+def speculate_request(target, tokens, draft, tp, dp, seed, pos, engine=ref.Engine(),
+                      sample_draft=False) -> dict:
+    def side(rows, params):
+        out = {"rows": [row_json(as_row(r).tolist()) for r in rows]} if rows is not None else {}
+        p = params_json(params.temperature, params.top_p, params.top_k, explicit_k=False)
+        return {**out, "params": p} if p else out
+
+    draft_side = side(draft, dp)
+    if not sample_draft:
+        draft_side = {"tokens": list(tokens), **draft_side}
+    request = {"op": "speculate", "seed": str(seed), "position": pos,
+               "target": side(target, tp), "draft": draft_side}
+    if engine != ref.Engine():
+        request["engine"] = engine_json(engine)
+    return request
+
+
+def speculate_case(cid, family, seed_ref, description, target, tokens, draft=None,
+                   tp=ref.Params(), dp=ref.Params(), seed=0, pos=0, engine=ref.Engine(),
+                   axis=None) -> dict:
+    """target: n + 1 rows of logits; tokens: the n drafts; draft: their n rows, or None for
+    greedy drafts."""
+    target = [as_row(r) for r in target]
+    draft = None if draft is None else [as_row(r) for r in draft]
+    request = speculate_request(target, tokens, draft, tp, dp, seed, pos, engine)
+    expect, sep = speculate_expect(target, tokens, draft, tp, dp, seed, pos, engine), _separations()
+    try:
+        rows = _Rows(target, draft, tokens, tp, dp, engine)
+        bound = max(rows.ratio_bound(j) for j in range(len(tokens)))
+    except (ref.SieveError, IndexError):
+        bound = 0.0  # an error case: no ratio to compare
+    found = sep.records("speculate", expect,
+                        sep.speculate_run(target, tokens, draft, tp, dp, seed, pos, engine, bound),
+                        [tp, dp], engine)
+    if axis is None and any(r["axis"] == "speculate" for r in found):
+        axis = "speculate"  # what the family is about, where one of its readings is separated
+    return case(cid, family, seed_ref, description, request, expect, found, axis)

@@ -37,7 +37,7 @@ class Reading:
 # The axes a case can discriminate: the engine axes of oracle/sieve.h, then the statements of
 # seed 000 on which engines do not differ.
 AXES = axes.NAMES + ("topp_mass", "temperature_op", "check_order", "engine_order", "hash",
-                     "position")
+                     "position", "speculate")
 
 FILTER_OPS = ("filter", "sample")
 READINGS = (
@@ -87,6 +87,25 @@ READINGS = (
             "the seed", ("uniform", "draw", "sample")),
     Reading("decode-missing-plus-one", "position", "000:59", "the decode position is "
             "seqlen_k - seqlen_q, without the + 1", ("position",)),
+    # Speculative verification (oracle/SPEC.md, "Speculative decoding").
+    Reading("spec-accept-le", "speculate", "000:52", "the accept test accepts when u * q <= p "
+            "instead of u * q < p, so p = q = 0 (or u = 0 with p = 0) accepts", ("speculate",)),
+    Reading("spec-q-zero-rejects", "speculate", "000:52", "a draft token the draft's own filter "
+            "removed (q = 0) is rejected instead of accepted", ("speculate",)),
+    Reading("spec-q-raw", "speculate", "000:52", "q is the draft's raw softmax (temperature 1, "
+            "no top-p or top-k), not the distribution it was sampled from", ("speculate",)),
+    Reading("spec-accept-case-0", "speculate", "000:52", "the accept test reuses the case-0 "
+            "uniform instead of case 2", ("speculate",)),
+    Reading("spec-resample-case-0", "speculate", "000:52", "the new sample after a rejection "
+            "uses the case-0 uniform instead of case 1", ("speculate",)),
+    Reading("spec-residual-from-p", "speculate", "000:52", "the token after a rejection is "
+            "drawn from p instead of max(p - q, 0)", ("speculate",)),
+    Reading("spec-residual-unclamped", "speculate", "000:52", "the residual p - q is not "
+            "clamped at 0, so its negative entries pull the running sum down", ("speculate",)),
+    Reading("spec-no-bonus", "speculate", "000:52", "no bonus token from the last target row "
+            "when every draft is accepted", ("speculate",)),
+    Reading("spec-chain-not-stopped", "speculate", "000:52", "the drafts after a rejection are "
+            "still tested, each rejection replaced by its residual's draw", ("speculate",)),
 ) + tuple(
     # The other engine choices of oracle/sieve.h, each named by its axis value; the oracle's
     # variant `sieve serve --rule AXIS=VALUE` gives the same answers.
@@ -409,3 +428,74 @@ def draw(probs: torch.Tensor, u: float, reading) -> int:
 def position(mode: str, q: int, k: int, row: int, reading) -> int:
     p = ref.position(mode, q, k, row)
     return p - 1 if reading == "decode-missing-plus-one" and mode == "decode" else p
+
+
+# ----------------------------------------------------------------------------- speculate
+
+
+def _parts(reading):
+    """The reading as the filter, the hash and the draw of a speculative step see it: a reading
+    of those ops changes the rows, the uniforms or the bonus draw (None where it does not)."""
+    r = BY_NAME.get(reading)
+    return tuple(reading if r and op in r.ops else None for op in ("filter", "uniform", "draw"))
+
+
+def _residual_draw(p: torch.Tensor, q: torch.Tensor, u: float, reading, drawn) -> int:
+    """The draw after a rejection, by the cdf in token order; a residual of total 0 is drawn
+    from p by the draw (`drawn`, the draw's own reading)."""
+    if reading == "spec-residual-from-p":
+        return draw(p, u, None)
+    clamped = torch.clamp(p - q, min=0.0)
+    r = p - q if reading == "spec-residual-unclamped" else clamped
+    if float(clamped.sum()) == 0.0:
+        return draw(p, u, drawn)
+    cdf = r.cumsum(0)
+    hit = cdf > u * float(clamped.cumsum(0)[-1])
+    return int(hit.long().argmax()) if bool(hit.any()) else len(r) - 1
+
+
+def speculate(target_rows, tokens, draft_rows, tp: ref.Params, dp: ref.Params, seed: int,
+              pos: int, engine: ref.Engine, reading) -> dict:
+    """The speculate answer under a reading (accepted, tokens, bonus, steps), written apart from
+    reference.speculate; raises ref.SieveError as the rule does."""
+    mask, v = ref.MASK64, target_rows[0].shape[0]
+    filtered, hashed, drawn = _parts(reading)
+    if not 1 <= len(tokens) <= ref.DRAFT_MAX:
+        raise ref.SieveError("SIEVE_EDRAFT", "invalid_request", "draft")
+    check_params(tp, filtered)
+    if draft_rows is not None:
+        check_params(dp, filtered)
+    target = [torch.exp(filter_row(r, tp, engine, filtered).logprobs) for r in target_rows]
+    raw = ref.Params(1.0, 1.0, -1) if reading == "spec-q-raw" else dp
+    draft = None if draft_rows is None else [
+        torch.exp(filter_row(r, raw, engine, filtered).logprobs) for r in draft_rows]
+    if any(not 0 <= x < v for x in tokens):
+        raise ref.SieveError("SIEVE_EDRAFTTOKEN", "invalid_request", "draft.tokens")
+    out, steps, accepted = [], [], 0
+    for j, x in enumerate(tokens):
+        p = target[j]
+        q = draft[j] if draft else torch.zeros(v, dtype=torch.float64).index_fill_(
+            0, torch.tensor([x]), 1.0)
+        u = uniform(seed, (pos + j) & mask, 0 if reading == "spec-accept-case-0" else 2, "main",
+                    hashed)
+        px, qx = float(p[x]), float(q[x])
+        ok = (u * qx <= px) if reading == "spec-accept-le" else (u * qx < px)
+        if reading == "spec-q-zero-rejects" and qx == 0:
+            ok = False
+        ratio = 0.0 if px == 0 else math.inf if qx == 0 else px / qx
+        steps.append({"accepted": ok, "u": u, "ratio": ratio})
+        if ok:
+            accepted += 1
+            out.append(x)
+            continue
+        u1 = uniform(seed, (pos + j) & mask, 0 if reading == "spec-resample-case-0" else 1, "main",
+                     hashed)
+        out.append(_residual_draw(p, q, u1, reading, drawn))
+        if reading != "spec-chain-not-stopped":
+            return {"accepted": accepted, "tokens": out, "bonus": False, "steps": steps}
+    if steps[-1]["accepted"] and reading != "spec-no-bonus":
+        n = len(tokens)
+        last = torch.exp(filter_row(target_rows[n], tp, engine, filtered).logprobs)
+        out.append(draw(last, uniform(seed, (pos + n) & mask, 0, "main", hashed), drawn))
+        return {"accepted": accepted, "tokens": out, "bonus": True, "steps": steps}
+    return {"accepted": accepted, "tokens": out, "bonus": False, "steps": steps}

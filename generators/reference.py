@@ -296,3 +296,81 @@ def sample(logits, params: Params, seed: int, pos: int, n_top: int = 0, sample_c
     d = draw(torch.exp(f.logprobs), u)
     return Sampled(d.token, float(f.logprobs[d.token]), top_logprobs(f.logprobs, n_top), u,
                    d.margin, f)
+
+
+# ----------------------------------------------------------------------------- speculate
+
+DRAFT_MAX = 64
+
+
+@dataclass
+class Step:
+    u: float  # the accept test's uniform: case 2, tag main, at t + j
+    p: float  # the target's processed probability of the draft token
+    q: float  # the draft's (1 for a greedy draft)
+    ratio: float  # p / q; 0 when p is 0, inf when only q is 0
+    margin: float  # |u - ratio|; inf when p or q is 0 (decided exactly)
+    accepted: bool
+
+
+@dataclass
+class Speculated:
+    accepted: int
+    tokens: List[int]
+    bonus: bool
+    steps: List[Step]
+    u: float  # the last token's uniform
+    draw_margin: float
+    residual_mass: float  # nan for the bonus
+
+
+def speculate(target_rows, draft_tokens, draft_rows, target_params: Params, draft_params: Params,
+              seed: int, pos: int, engine: Engine = Engine(), flip: int = -1) -> Speculated:
+    """Speculative verification as oracle/SPEC.md "Speculative decoding" reads it (000:52,
+    000:59): accept draft x_j when u * q(x_j) < p(x_j), u of case 2 at t + j; at the first
+    rejection draw from max(p - q, 0) with case 1 at t + j (from p when that is 0 everywhere)
+    and stop; after n acceptances the bonus is the normal sample of target row n. `flip` turns
+    the test of draft `flip` the other way: the outcome float32 arithmetic could give there."""
+    n = len(draft_tokens)
+    if not 1 <= n <= DRAFT_MAX:
+        raise _request_error("SIEVE_EDRAFT", "draft")
+    check_params(target_params)
+    if draft_rows is not None:
+        check_params(draft_params)
+    v = target_rows[0].shape[0]
+    if not 1 <= v <= VOCAB_MAX:
+        raise _logits_error("SIEVE_EVOCAB")
+    target = [filter_row(r, target_params, engine) for r in target_rows]
+    draft = [filter_row(r, draft_params, engine) for r in draft_rows] if draft_rows is not None \
+        else None
+    if any(not 0 <= x < v for x in draft_tokens):
+        raise _request_error("SIEVE_EDRAFTTOKEN", "draft.tokens")
+    steps = []
+    for j, x in enumerate(draft_tokens):
+        p = torch.exp(target[j].logprobs)
+        q = torch.exp(draft[j].logprobs) if draft else torch.nn.functional.one_hot(
+            torch.tensor(x), v).to(torch.float64)
+        u = uniform(seed, (pos + j) & MASK64, 2)
+        px, qx = float(p[x]), float(q[x])
+        ratio = 0.0 if px == 0 else float("inf") if qx == 0 else px / qx
+        accepted = (u * qx < px) != (j == flip)
+        exact = qx == 0 or px == 0  # 0 < p and u q < 0 come out the same in any arithmetic
+        steps.append(Step(u, px, qx, ratio, float("inf") if exact else abs(u - ratio), accepted))
+        if not accepted:
+            residual = torch.clamp(p - q, min=0.0)
+            mass = float(residual.cumsum(0)[-1])
+            u1 = uniform(seed, (pos + j) & MASK64, 1)
+            d = draw(residual if mass > 0 else p, u1)
+            return Speculated(j, list(draft_tokens[:j]) + [d.token], False, steps, u1, d.margin,
+                              mass)
+    s = sample(target_rows[n], target_params, seed, (pos + n) & MASK64, engine=engine)
+    return Speculated(n, list(draft_tokens) + [s.token], True, steps, s.u, s.draw_margin,
+                      float("nan"))
+
+
+def speculate_draft(draft_rows, draft_params: Params, seed: int, pos: int,
+                    engine: Engine = Engine()) -> List[int]:
+    """The draft's own tokens: token j drawn from its processed row with case 0, tag mtp, at
+    t + j (000:59, dflash.py:329)."""
+    return [sample(r, draft_params, seed, (pos + j) & MASK64, 0, 0, "mtp", engine).token
+            for j, r in enumerate(draft_rows)]

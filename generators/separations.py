@@ -25,7 +25,9 @@ def _error_answer(e: ref.SieveError) -> dict:
 
 def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref.Engine) -> bool:
     """False only where the reading cannot change the answer, to save the work of running it."""
-    if op not in reading.ops:
+    # A speculative step filters its rows, hashes its uniforms and draws its last token.
+    if op not in reading.ops and not (op == "speculate" and
+                                      set(reading.ops) & {"filter", "uniform", "draw"}):
         return False
     cut = any(p.top_p != 1.0 or p.top_k != -1 for p in params)
     cold = any(isinstance(p.temperature, float) and 0 <= p.temperature < EPS for p in params)
@@ -217,4 +219,21 @@ def position_run(mode, q, k, row):
         except ref.SieveError as e:
             return _error_answer(e), ff.error(e)
         return {"position": p}, {"position": p}
+    return run
+
+
+def speculate_run(target, tokens, draft, tp, dp, seed, pos, engine, bound=0.0):
+    """A reading's speculate answer, and the expectation of exactly that answer, its ratios
+    within `bound` (relative) at float32: the rule's largest, the float32 error of p / q on
+    rows like these."""
+    def run(reading):
+        try:
+            a = rd.speculate(target, tokens, draft, tp, dp, seed, pos, engine, reading)
+        except ref.SieveError as e:
+            return _error_answer(e), ff.error(e)
+        answer = {**a, "steps": [{**st, "ratio": ff.num(st["ratio"])} for st in a["steps"]]}
+        expect = {**a, "steps": [{"accepted": st["accepted"], "u": ff.exact(st["u"]),
+                                  "ratio": ff.ratio_matcher(st["ratio"], bound)}
+                                 for st in a["steps"]]}
+        return answer, expect
     return run

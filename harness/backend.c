@@ -18,6 +18,8 @@ int backend_supports(const sieve_impl *impl, const char *op) {
     return impl->sample != NULL;
   if (strcmp(op, "position") == 0)
     return impl->position != NULL;
+  if (strcmp(op, "speculate") == 0) /* an ABI 1 table ends before the member */
+    return impl->abi >= 2 && impl->speculate != NULL;
   return 0;
 }
 
@@ -66,6 +68,18 @@ int backend_sample(const backend *b, const float *logits, size_t vocab, const si
     return b->impl->sample(logits, vocab, &p, engine, key, n_top, top, &result->token,
                            &result->logprob);
   return sieve_sample_rule(b->rule, logits, vocab, params, engine, key, n_top, top, result);
+}
+
+int backend_speculate(const backend *b, spec_request *r, sieve_speculate_step *steps,
+                      int64_t *tokens, sieve_speculate_result *result, int *has_extras) {
+  *has_extras = b->impl == NULL;
+  sieve_speculation spec = r->spec;
+  spec.target_params = for_library(&r->spec.target_params);
+  spec.draft_params = for_library(&r->spec.draft_params);
+  if (b->impl)
+    return b->impl->speculate(&spec, &r->engine, steps, tokens, result);
+  int rc = r->sample_draft ? sieve_speculate_draft(b->rule, &r->spec, &r->engine, r->tokens) : 0;
+  return rc ? rc : sieve_speculate_rule(b->rule, &r->spec, &r->engine, steps, tokens, result);
 }
 
 int backend_position(const backend *b, sieve_mode mode, int64_t q, int64_t k, int64_t row,

@@ -127,11 +127,18 @@ static int off_by(checker *c, const char *path, double want, double got,
                   want, got, fabs(got - want), t->abs, t->rel);
 }
 
+/* The mismatch of an answer that is not an array of `n` entries. */
+static int not_array_of(checker *c, const char *path, int n, const cJSON *got) {
+  if (!cJSON_IsArray(got))
+    return mismatch(c, path, "expected an array of %d entries, got no array", n);
+  return mismatch(c, path, "expected an array of %d entries, got %d", n, cJSON_GetArraySize(got));
+}
+
 static int match_approx(checker *c, const cJSON *want, const cJSON *got, const tolerance_spec *t,
                         const char *path) {
   if (cJSON_IsArray(want)) {
     if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != cJSON_GetArraySize(want))
-      return mismatch(c, path, "expected an array of %d entries", cJSON_GetArraySize(want));
+      return not_array_of(c, path, cJSON_GetArraySize(want), got);
     int i = 0;
     const cJSON *g = got->child;
     for (const cJSON *w = want->child; w; w = w->next, g = g->next, i++) {
@@ -207,7 +214,7 @@ static int match_sparse(checker *c, const cJSON *spec, const cJSON *got, const c
   if (!cJSON_IsNumber(length) || !cJSON_IsNumber(count) || !cJSON_IsString(sum) || !at)
     return mismatch(c, path, "the fixture's $sparse matcher is malformed");
   if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != length->valueint)
-    return mismatch(c, path, "expected an array of %d entries", length->valueint);
+    return not_array_of(c, path, length->valueint, got);
   size_t kept;
   uint64_t checksum;
   char hex[17];
@@ -289,7 +296,7 @@ static int match(checker *c, const cJSON *expect, const cJSON *got, const char *
   }
   if (cJSON_IsArray(expect)) {
     if (!cJSON_IsArray(got) || cJSON_GetArraySize(got) != cJSON_GetArraySize(expect))
-      return mismatch(c, path, "expected an array of %d entries", cJSON_GetArraySize(expect));
+      return not_array_of(c, path, cJSON_GetArraySize(expect), got);
     int i = 0;
     const cJSON *g = got->child;
     for (const cJSON *e = expect->child; e; e = e->next, g = g->next, i++) {

@@ -146,6 +146,23 @@ static int failed(const case_result *c) {
   return c->outcome != OUTCOME_PASS && c->outcome != OUTCOME_SKIP;
 }
 
+/* A new entry's reason: the outcome and the readings whose answer it is, or the detail cut at a
+ * word before 120 characters. */
+static void short_reason(const case_result *c, char *out, size_t len) {
+  if (c->causes[0]) {
+    snprintf(out, len, "%s: same answer as [%s]", outcome_name(c->outcome), c->causes);
+    return;
+  }
+  size_t n = strlen(c->detail);
+  if (n > 120) {
+    n = 120;
+    while (n > 60 && c->detail[n] != ' ')
+      n--;
+  }
+  snprintf(out, len, "%s: %.*s%s", outcome_name(c->outcome), (int)n, c->detail,
+           c->detail[n] ? "..." : "");
+}
+
 /* The entries to write: old ones not asked or still failing, then this run's new failures. */
 static cJSON *entries(const run_report *report, const expectations *old, int add_failures) {
   cJSON *list = cJSON_CreateObject();
@@ -156,10 +173,10 @@ static cJSON *entries(const run_report *report, const expectations *old, int add
   }
   for (size_t i = 0; add_failures && i < report->n_cases; i++) {
     const case_result *c = &report->cases[i];
-    char reason[240];
+    char reason[700];
     if (!failed(c) || cJSON_GetObjectItemCaseSensitive(list, c->id))
       continue;
-    snprintf(reason, sizeof reason, "%s: %.200s", outcome_name(c->outcome), c->detail);
+    short_reason(c, reason, sizeof reason);
     cJSON_AddItemToObject(list, c->id, cJSON_CreateString(reason));
   }
   return list;

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "explain.h"
+#include "explain_speculate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -226,6 +227,28 @@ static int explain_impl(const char *case_id, const char *impl) {
   return rc;
 }
 
+/* A speculative case: its chain step by step under each rule, then --impl's answer. */
+static int explain_speculative_case(const char *case_id, const engine_profile *profile,
+                                    const char *impl, int *handled) {
+  char path[PATH_MAX + 64], err[512];
+  sieve_fixtures fx;
+  *handled = 0;
+  if (sieve_fixtures_load(sieve_default_fixtures(path, sizeof path), &fx, err, sizeof err) != 0)
+    return 0; /* from_case says why */
+  const cJSON *c = sieve_fixtures_find(&fx, case_id);
+  cJSON *request = c ? sieve_case_request(c, err, sizeof err) : NULL;
+  *handled = request && strcmp(sieve_case_str(request, "op"), "speculate") == 0;
+  if (*handled) {
+    printf("sieve explain %s: %s\n", case_id, sieve_case_str(c, "description"));
+    explain_speculative(stdout, request, "deepinfer", &profiles[0].rule);
+    if (profile)
+      explain_speculative(stdout, request, profile->name, &profile->rule);
+  }
+  cJSON_Delete(request);
+  sieve_fixtures_free(&fx);
+  return *handled && impl ? explain_impl(case_id, impl) : 0;
+}
+
 const char sieve_explain_usage[] =
     "usage: sieve explain CASE_ID [--profile NAME] [--impl IMPL] [--svg FILE]\n"
     "       sieve explain --logits X,Y,... [--temperature T] [--top-p P] [--top-k K]\n"
@@ -272,6 +295,20 @@ int sieve_explain_main(int argc, char **argv) {
   char err[256];
   if (rc != 0)
     return explain_usage("--logits must be numbers separated by commas", NULL);
+  const engine_profile *profile = other ? profile_find(other) : NULL;
+  if (other && !profile)
+    return explain_usage("unknown profile (sieve profiles lists them):", other);
+  int speculative = 0;
+  if (case_id && !in.vocab) {
+    int status = explain_speculative_case(case_id, profile, impl, &speculative);
+    if (speculative && svg)
+      fprintf(stderr,
+              "sieve explain: --svg draws the rows of a filter or sample case; %s is "
+              "speculative, so %s was not written\n",
+              case_id, svg);
+    if (speculative)
+      return svg ? 2 : status;
+  }
   if (case_id && from_case(case_id, &in, err, sizeof err) != 0)
     return explain_usage(err, NULL);
   if (!in.vocab)
@@ -282,9 +319,6 @@ int sieve_explain_main(int argc, char **argv) {
     in.key = (sieve_draw_key){strtoull(seed, NULL, 10), strtoull(position, NULL, 10), 0, 0};
     in.has_key = 1;
   }
-  const engine_profile *profile = other ? profile_find(other) : NULL;
-  if (other && !profile)
-    return explain_usage("unknown profile (sieve profiles lists them):", other);
   explained e[2] = {{.name = "deepinfer", .rule = &profiles[0].rule}};
   size_t n_rules = profile ? 2 : 1;
   if (profile)

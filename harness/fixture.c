@@ -201,7 +201,8 @@ static const char *engine_option_missing(const cJSON *request, const cJSON *hell
 
 int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, size_t len) {
   const char *op = sieve_case_str(request, "op"), *option = engine_option_missing(request, hello);
-  int hashed = !strcmp(op, "sample") || !strcmp(op, "draw") || !strcmp(op, "uniform");
+  int hashed = !strcmp(op, "sample") || !strcmp(op, "draw") || !strcmp(op, "uniform") ||
+               !strcmp(op, "speculate");
   if (*sieve_case_str(hello, "unavailable"))
     return snprintf(why, len, "the implementation is unavailable: %s",
                     sieve_case_str(hello, "unavailable")),
@@ -213,9 +214,12 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
            1;
   if (hashed && !strcmp(sieve_case_str(hello, "rng"), "own"))
     return snprintf(why, len,
-                    "the implementation draws with its own generator (hello: rng own) "
-                    "and this case's token comes from the hash; the distribution suite checks "
-                    "its draws"),
+                    "the implementation draws with its own generator (hello: rng own) and this "
+                    "case's %s; %s",
+                    strcmp(op, "speculate") ? "token comes from the hash" : "tests use the hash",
+                    strcmp(op, "speculate") ? "the distribution suite checks its draws"
+                                            : "no suite checks speculative verification drawn "
+                                              "with another generator yet"),
            1;
   return 0;
 }

@@ -88,9 +88,9 @@ static const sieve_impl *load_impl(const char *path) {
   sieve_impl_get_fn get;
   *(void **)&get = dlsym(handle, SIEVE_IMPL_SYMBOL);
   const sieve_impl *impl = get ? get() : NULL;
-  if (!impl || impl->abi != SIEVE_IMPL_ABI || !impl->name || !impl->version) {
-    fprintf(stderr, "sieve serve: %s does not export %s() returning a sieve_impl of ABI %d\n", path,
-            SIEVE_IMPL_SYMBOL, SIEVE_IMPL_ABI);
+  if (!impl || impl->abi < 1 || impl->abi > SIEVE_IMPL_ABI || !impl->name || !impl->version) {
+    fprintf(stderr, "sieve serve: %s does not export %s() returning a sieve_impl of ABI 1 to %d\n",
+            path, SIEVE_IMPL_SYMBOL, SIEVE_IMPL_ABI);
     return NULL;
   }
   return impl;

@@ -84,12 +84,16 @@ static void each_name(const char *list, cause_count *out, size_t *n, int failed_
   }
 }
 
+/* A reading no passing case rules out comes first; then the one more failures give. */
 static int more_likely(const cause_count *a, const cause_count *b) {
+  if ((a->ruled_out == 0) != (b->ruled_out == 0))
+    return a->ruled_out == 0;
   return a->n > b->n || (a->n == b->n && a->ruled_out < b->ruled_out);
 }
 
 /* How many failed fixture cases give each reading's answer, and how many passing cases rule it
- * out, most likely first; returns how many readings, with the failed cases in *total. */
+ * out, most likely first (more_likely); returns how many readings, with the failed cases in *total.
+ */
 static size_t tally_causes(const run_report *r, cause_count *out, size_t *without, size_t *total) {
   size_t n = 0;
   *without = *total = 0;
@@ -220,10 +224,11 @@ static void render_markdown(const run_report *r, FILE *out) {
   fprintf(out,
           "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures at precision %s (%s): "
           "**%zu passed**, %zu failed, %zu skipped, %zu errors, %zu crashed; **%zu "
-          "unexpected** (the cases marked so below fail the run).\n\n",
+          "unexpected**%s.\n\n",
           verdict(r), r->options->impl, r->impl_name, r->impl_version, r->fixtures_schema,
           sieve_precision_name(r->precision), r->precision_source, r->counts[0], r->counts[1],
-          r->counts[2], r->counts[3], r->counts[4], r->unexpected + r->now_passing);
+          r->counts[2], r->counts[3], r->counts[4], r->unexpected + r->now_passing,
+          r->unexpected + r->now_passing ? " (the cases marked so below fail the run)" : "");
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
   fputs("| suite | pass | fail | skip | error | crash |\n|---|---:|---:|---:|---:|---:|\n", out);
@@ -238,8 +243,11 @@ static void render_markdown(const run_report *r, FILE *out) {
       continue;
     if (!header++)
       fputs("\n| outcome | case | what differs |\n|---|---|---|\n", out);
+    const char *listed = !c->expected_failure         ? ""
+                         : c->outcome == OUTCOME_PASS ? " (listed as a failure)"
+                                                      : " (expected)";
     fprintf(out, "| %s%s%s | `%s` | ", sieve_case_unexpected(c) ? "**unexpected** " : "",
-            outcome_name(c->outcome), c->expected_failure ? " (expected)" : "", c->id);
+            outcome_name(c->outcome), listed, c->id);
     md_cell(out, c->outcome == OUTCOME_PASS ? "listed in the expectation file, but passes: "
                                               "remove it"
                                             : c->detail);

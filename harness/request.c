@@ -45,6 +45,8 @@ static const struct {
     {SIEVE_ETAG, SIEVE_KIND_REQUEST, "tag"},
     {SIEVE_EPOSITION, SIEVE_KIND_REQUEST, "position"},
     {SIEVE_ETOPLOGPROBS, SIEVE_KIND_REQUEST, "top_logprobs"},
+    {SIEVE_EDRAFT, SIEVE_KIND_REQUEST, "draft"},
+    {SIEVE_EDRAFTTOKEN, SIEVE_KIND_REQUEST, "draft.tokens"},
 };
 
 int req_fail_code(req_error *e, int code, const char *path) {

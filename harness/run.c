@@ -36,7 +36,7 @@ static const char run_usage[] =
     "--write-expect FILE: writes this run's failures as an expectation file (the notes of\n"
     "--expect kept) and exits 0; --update-expect removes from --expect the cases that now pass.\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
-    "        position special-values distribution (default: all but smoke)\n"
+    "        position special-values speculative distribution (default: all but smoke)\n"
     "--suite, --family (the part of a case id before its slash) and --case (an id or a glob,\n"
     "'ties/*') each take a comma-separated list or repeat; the cases asked are their union.\n"
     "--precision: the arithmetic answers are compared at (default: what hello declares, else\n"
@@ -234,6 +234,16 @@ static int load_expectations(const cli *c, expectations *e, char *err, size_t le
   return -1;
 }
 
+/* The ids of `old` that `now` no longer lists, on stderr. */
+static void say_removed(const expectations *old, const expectations *now, const char *path) {
+  size_t n = 0;
+  for (const cJSON *x = old->list ? old->list->child : NULL; x; x = x->next)
+    if (!cJSON_GetObjectItemCaseSensitive(now->list, x->string))
+      fprintf(stderr, "%s%s", n++ ? ", " : "sieve run: removed (they now pass): ", x->string);
+  if (n)
+    fprintf(stderr, " (%zu from %s)\n", n, path);
+}
+
 /* --write-expect and --update-expect, then the file written is the run's expectations. */
 static int rewrite_expectations(const cli *c, expectations *e, run_report *report, char *err,
                                 size_t len) {
@@ -241,9 +251,14 @@ static int rewrite_expectations(const cli *c, expectations *e, run_report *repor
   if (sieve_expect_write(report, c->expect ? e : NULL, path, c->write_expect != NULL, err, len) !=
       0)
     return -1;
-  sieve_expect_free(e);
-  if (sieve_expect_load(path, e, err, len) != 0)
+  expectations old = *e, now = {0};
+  if (sieve_expect_load(path, &now, err, len) != 0) {
+    sieve_expect_free(&old);
     return -1;
+  }
+  say_removed(&old, &now, path);
+  sieve_expect_free(&old);
+  *e = now;
   sieve_expect_apply(e, report);
   fprintf(stderr, "sieve run: wrote %s (%zu expected failures)\n", path,
           (size_t)cJSON_GetArraySize(e->list));

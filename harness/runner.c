@@ -44,8 +44,8 @@ typedef struct shared {
   void *units; /* per pass: batches */
   proc *procs; /* one implementation process per job, kept across the passes */
   int jobs;
-  const char *phase; /* the pass, for the progress line */
-  size_t done;       /* units finished in this pass */
+  const char *phase, *counted; /* the pass and what it counts, for the progress line */
+  size_t done;                 /* units finished in this pass */
   double started, last_shown;
 } shared;
 
@@ -299,10 +299,10 @@ static void distribution_unit(shared *s, proc *p, size_t index) {
 static void show_progress(shared *s) {
   const double t = now();
   if (s->opt->progress == PROGRESS_TERMINAL)
-    fprintf(stderr, "\rsieve run: %s, %zu of %zu", s->phase, s->done, s->n_units);
+    fprintf(stderr, "\rsieve run: %s, %zu of %zu %s", s->phase, s->done, s->n_units, s->counted);
   else if (s->opt->progress == PROGRESS_LINES && t - s->last_shown >= 5.0) {
-    fprintf(stderr, "sieve run: %s, %zu of %zu after %.0f s\n", s->phase, s->done, s->n_units,
-            t - s->started);
+    fprintf(stderr, "sieve run: %s, %zu of %zu %s after %.0f s\n", s->phase, s->done, s->n_units,
+            s->counted, t - s->started);
     s->last_shown = t;
   }
 }
@@ -330,9 +330,10 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-static void run_units(shared *s, const char *phase, size_t n_units,
+static void run_units(shared *s, const char *phase, const char *counted, size_t n_units,
                       void (*unit)(shared *, proc *, size_t), void *units) {
   s->phase = phase;
+  s->counted = counted;
   s->done = 0;
   s->started = s->last_shown = now();
   s->next = 0;
@@ -578,12 +579,13 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
               .lock = PTHREAD_MUTEX_INITIALIZER,
               .procs = procs,
               .jobs = jobs};
-  run_units(&s, "each case alone", report->n_cases, first_pass_unit, NULL);
+  run_units(&s, "pass 1 of 2 (each case alone)", "cases", report->n_cases, first_pass_unit, NULL);
   size_t n_batches;
   batch *batches = plan_batches(report, &n_batches);
-  run_units(&s, "cases in batches", n_batches, second_pass_unit, batches);
+  run_units(&s, "pass 2 of 2 (the cases again, in batches)", "batches", n_batches, second_pass_unit,
+            batches);
   free(batches);
-  run_units(&s, "distribution draws", report->n_cases, distribution_unit, NULL);
+  run_units(&s, "distribution draws", "cases", report->n_cases, distribution_unit, NULL);
   for (int j = 0; j < jobs; j++)
     proc_stop(&procs[j], NULL, 0);
   cJSON_Delete(greeting);

@@ -93,8 +93,8 @@ static int op_hello(op_context *ctx) {
     return req_fail(ctx->err, SIEVE_KIND_REQUEST, "protocol",
                     "request.protocol must be %d, the version this server speaks",
                     SIEVE_PROTOCOL_VERSION);
-  static const char *const all_ops[] = {"hello", "validate", "filter",   "uniform",
-                                        "draw",  "sample",   "position", "bye"};
+  static const char *const all_ops[] = {"hello",  "validate", "filter",    "uniform", "draw",
+                                        "sample", "position", "speculate", "bye"};
   jbuf *b = ctx->out;
   jbuf_raw(b, "{\"protocol\":1");
   jbuf_key(b, "name", 1);
@@ -155,9 +155,9 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
   logprobs = malloc((vocab ? vocab : 1) * sizeof *logprobs);
   for (size_t i = 0; logprobs && i < vocab; i++)
     logprobs[i] = NAN; /* what a library leaves unwritten is answered as "nan", a failure */
-  int code = logprobs ? backend_filter(target, logits, vocab, &params, engine, logprobs, &info,
-                                       &has_info)
-                      : SIEVE_ENOMEM;
+  int code =
+      logprobs ? backend_filter(target, logits, vocab, &params, engine, logprobs, &info, &has_info)
+               : SIEVE_ENOMEM;
   if (code != 0) {
     req_fail_code(e, code, path);
     goto fail;
@@ -181,8 +181,8 @@ fail:
 
 /* Runs `each` over request.rows; a row's error becomes that row's answer. */
 static int for_each_row(op_context *ctx, const sieve_engine *engine,
-                        int (*each)(const cJSON *, const char *, const sieve_engine *,
-                                    const void *, jbuf *, req_error *),
+                        int (*each)(const cJSON *, const char *, const sieve_engine *, const void *,
+                                    jbuf *, req_error *),
                         const void *extra) {
   const cJSON *rows = require_array(ctx, "rows");
   if (!rows)
@@ -373,8 +373,7 @@ static void write_sample(jbuf *b, const sieve_sample_result *r, const sieve_top_
 
 static int sample_each(const cJSON *row, const char *path, const sieve_engine *engine,
                        const void *extra, jbuf *b, req_error *e) {
-  static const char *const keys[] = {"logits", "params", "seed", "position", "top_logprobs",
-                                     NULL};
+  static const char *const keys[] = {"logits", "params", "seed", "position", "top_logprobs", NULL};
   const sample_setup *setup = extra;
   float *logits = NULL;
   sieve_top_entry *top = NULL;
@@ -456,13 +455,55 @@ static int op_position(op_context *ctx) {
   return 0;
 }
 
+/* The oracle's rule, DeepInfer's when the backend names none. */
+static const sieve_rule *oracle_rule(const op_context *ctx) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  return ctx->backend->rule ? ctx->backend->rule : &deepinfer;
+}
+
+/* The draft chain's verification (speculation.c reads and writes it). */
+static int op_speculate(op_context *ctx) {
+  spec_request r;
+  sieve_speculate_step steps[SIEVE_DRAFT_MAX];
+  int64_t tokens[SIEVE_DRAFT_MAX + 1];
+  sieve_speculate_result result = {0};
+  int extras, rc;
+  if (req_speculation(ctx->req, &r, ctx->err) != 0)
+    return -1;
+  if (ctx->impl && r.sample_draft)
+    rc = req_fail(ctx->err, SIEVE_KIND_REQUEST, "draft.tokens",
+                  "draft.tokens: %s verifies given drafts only (harness/sieve_impl.h)",
+                  ctx->impl->name);
+  else if (r.spec.n_draft == 0 || r.spec.n_draft > SIEVE_DRAFT_MAX)
+    rc = req_fail_code(ctx->err, SIEVE_EDRAFT, "");
+  else {
+    for (size_t j = 0; j < SIEVE_DRAFT_MAX; j++) /* what a library leaves unwritten is "nan" */
+      steps[j] = (sieve_speculate_step){NAN, NAN, NAN, NAN, NAN, 0};
+    for (size_t j = 0; j <= SIEVE_DRAFT_MAX; j++) /* and -1 */
+      tokens[j] = -1;
+    rc = backend_speculate(ctx->backend, &r, steps, tokens, &result, &extras);
+    if (rc != 0)
+      spec_fail(ctx->err, &r, ctx->impl ? NULL : oracle_rule(ctx), rc);
+    else if (result.n_tokens > r.spec.n_draft + 1 || result.n_steps > r.spec.n_draft ||
+             result.accepted > result.n_steps)
+      rc = req_fail(ctx->err, SIEVE_KIND_REQUEST, "accepted",
+                    "the implementation answered %zu accepted, %zu tests and %zu tokens for %zu "
+                    "drafts (harness/sieve_impl.h)",
+                    result.accepted, result.n_steps, result.n_tokens, r.spec.n_draft);
+    else
+      write_speculation(ctx->out, &r, steps, tokens, &result, extras);
+  }
+  spec_request_free(&r);
+  return rc ? -1 : 0;
+}
+
 static const struct {
   const char *name;
   op_handler handler;
 } ops[] = {
-    {"hello", op_hello},   {"validate", op_validate}, {"filter", op_filter},
-    {"uniform", op_uniform}, {"draw", op_draw},       {"sample", op_sample},
-    {"position", op_position},
+    {"hello", op_hello},       {"validate", op_validate},   {"filter", op_filter},
+    {"uniform", op_uniform},   {"draw", op_draw},           {"sample", op_sample},
+    {"position", op_position}, {"speculate", op_speculate},
 };
 
 static int dispatch(op_context *ctx) {
@@ -514,9 +555,7 @@ done:
   return stop;
 }
 
-static int is_blank(const char *line, size_t len) {
-  return strspn(line, " \t\r\n") == len;
-}
+static int is_blank(const char *line, size_t len) { return strspn(line, " \t\r\n") == len; }
 
 static int serve_loop(FILE *in, FILE *out, const char *profile, const backend *target) {
   char *line = NULL;

@@ -25,7 +25,9 @@
 extern "C" {
 #endif
 
-#define SIEVE_IMPL_ABI 1
+/* The version this header describes. ABI 2 adds `speculate` at the end of the table; a library
+ * built for ABI 1 (without it) still loads, and answers every op but speculate. */
+#define SIEVE_IMPL_ABI 2
 
 typedef struct sieve_impl {
   uint32_t abi;        /* SIEVE_IMPL_ABI */
@@ -46,6 +48,11 @@ typedef struct sieve_impl {
                 sieve_top_entry *top, int64_t *token, double *logprob);
   /* The sample position of a row (mode: SIEVE_PREFILL or SIEVE_DECODE). */
   int (*position)(int mode, int64_t seqlen_q, int64_t seqlen_k, int64_t row, int64_t *position);
+  /* ABI 2. Verify a draft chain as sieve_speculate does (oracle/sieve.h): write
+   * steps[0 .. n_steps), tokens[0 .. n_tokens) and *result's accepted, n_tokens, n_steps and
+   * bonus. The drafts' tokens are always given. */
+  int (*speculate)(const sieve_speculation *spec, const sieve_engine *engine,
+                   sieve_speculate_step *steps, int64_t *tokens, sieve_speculate_result *result);
 } sieve_impl;
 
 typedef const sieve_impl *(*sieve_impl_get_fn)(void);

@@ -14,9 +14,9 @@
 #include "fixture.h"
 #include "runner.h"
 
-const char *const sieve_suites[] = {"params",   "ordering", "large-vocab", "logprobs",
-                                    "engine-options", "uniform", "draw", "sample",
-                                    "position", "special-values", "distribution", NULL};
+const char *const sieve_suites[] = {
+    "params", "ordering", "large-vocab",    "logprobs",    "engine-options", "uniform", "draw",
+    "sample", "position", "special-values", "speculative", "distribution",   NULL};
 
 const char *suite_of_case(const cJSON *c) { return sieve_case_str(c, "suite"); }
 
@@ -176,8 +176,8 @@ static int matching_readings(const cJSON *c, const cJSON *answer, int precision,
         continue;
       const char *name = sieve_case_str(r, "name");
       if (at < len && n < 3)
-        at += (size_t)snprintf(out + at, len - at, "%s [%s]: %s",
-                               n ? "; or as" : "same answer as", name, sieve_case_str(r, "hint"));
+        at += (size_t)snprintf(out + at, len - at, "%s [%s]: %s", n ? "; or as" : "same answer as",
+                               name, sieve_case_str(r, "hint"));
       else if (at < len)
         at += (size_t)snprintf(out + at, len - at, "%s[%s]", n == 3 ? "; also " : ", ", name);
       if (named < names_len)
@@ -193,8 +193,8 @@ void sieve_case_separations(const cJSON *c, int precision, char *names, size_t l
   names[0] = '\0';
   for (const cJSON *r = readings ? readings->child : NULL; r && at < len; r = r->next)
     if (separates_at(r, precision))
-      at += (size_t)snprintf(names + at, len - at, "%s%s", at ? "," : "",
-                             sieve_case_str(r, "name"));
+      at +=
+          (size_t)snprintf(names + at, len - at, "%s%s", at ? "," : "", sieve_case_str(r, "name"));
 }
 
 void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why,
@@ -207,8 +207,9 @@ void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const
   int n = matching_readings(c, answer, precision, found, sizeof found, causes, causes_len);
   if (n == 0 && precision == SIEVE_PRECISION_FLOAT64 &&
       sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL)) {
-    snprintf(found, sizeof found, "float32 arithmetic: within the float32 bounds, not the "
-                                  "float64 ones");
+    snprintf(found, sizeof found,
+             "float32 arithmetic: within the float32 bounds, not the "
+             "float64 ones");
     snprintf(causes, causes_len, "%s", SIEVE_CAUSE_FLOAT32);
   } else if (n == 0) {
     snprintf(found, sizeof found, "no known misreading gives this answer");

@@ -53,7 +53,9 @@ extern "C" {
   X(EPOSITION, -17, "position: need 1 <= seqlen_q <= seqlen_k and 0 <= row < seqlen_q")      \
   X(ETOPLOGPROBS, -18, "top_logprobs must be in [0, V]")                                     \
   X(ENOMEM, -19, "out of memory")                                                          \
-  X(ERULE, -20, "rule: an axis has a value outside its enum")
+  X(ERULE, -20, "rule: an axis has a value outside its enum")                                \
+  X(EDRAFT, -21, "draft: the chain must have 1 to 64 tokens")                                \
+  X(EDRAFTTOKEN, -22, "draft: a draft token id is outside [0, V)")
 
 #define SIEVE__ERRNO_ENUM(name, value, message) SIEVE_##name = (value),
 typedef enum sieve_errno { SIEVE_OK = 0, SIEVE_ERRNO_MAP(SIEVE__ERRNO_ENUM) } sieve_errno;
@@ -340,6 +342,70 @@ int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
                       const sieve_params *params, const sieve_engine *engine,
                       const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
                       sieve_sample_result *result);
+
+/* ------------------------------------------------------------ speculate */
+
+/* The longest draft chain a step verifies. */
+#define SIEVE_DRAFT_MAX 64
+
+/*
+ * One speculative step (oracle/speculate.c, SPEC.md "Speculative decoding"): the target's
+ * rows at positions t .. t + n_draft, and the draft's tokens at t .. t + n_draft - 1 with the
+ * draft's row for each. p_j is the target's row j processed by target_params, q_j the draft's
+ * row j processed by draft_params; without draft rows the drafts are greedy, q_j one-hot at
+ * the token. The engine options apply to every row.
+ */
+typedef struct sieve_speculation {
+  const float *target_logits;  /* (n_draft + 1) * vocab */
+  const float *draft_logits;   /* n_draft * vocab, or NULL for greedy drafts */
+  const int64_t *draft_tokens; /* n_draft */
+  size_t n_draft, vocab;
+  sieve_params target_params, draft_params;
+  uint64_t seed;
+  uint64_t position; /* t: the position of the first draft token */
+} sieve_speculation;
+
+/* The accept test of draft token j: accepted when u * q < p. */
+typedef struct sieve_speculate_step {
+  double u;      /* case 2 (accept test), tag main, at position t + j */
+  double p, q;   /* the target's and the draft's processed probability of the token */
+  double ratio;  /* p / q; 0 when p is 0, +inf when only q is 0 */
+  double margin; /* |u - ratio|: how far the test is from the other outcome; +inf when p or q
+                    is 0, where every arithmetic gives the same outcome */
+  int accepted;
+} sieve_speculate_step;
+
+typedef struct sieve_speculate_result {
+  size_t accepted;      /* draft tokens accepted before the first rejection */
+  size_t n_tokens;      /* tokens committed: accepted + 1 */
+  size_t n_steps;       /* accept tests run: accepted + 1 after a rejection, else n_draft */
+  int bonus;            /* 1: the last token is the bonus draw from p_n_draft (case 0);
+                           0: the draw from the residual after a rejection (case 1) */
+  double u;             /* the last token's uniform */
+  double draw_margin;   /* the last draw's margin, as sieve_draw gives it */
+  double residual_mass; /* the residual's total before the draw; NAN for the bonus */
+} sieve_speculate_result;
+
+/*
+ * Verifies the chain: steps[0 .. n_steps) are written (the test that rejected included),
+ * tokens[0 .. n_tokens) the committed tokens. steps has room for n_draft entries, tokens for
+ * n_draft + 1.
+ */
+int sieve_speculate(const sieve_speculation *spec, const sieve_engine *engine,
+                    sieve_speculate_step *steps, int64_t *tokens, sieve_speculate_result *result);
+
+/* The same under another rule (NULL: DeepInfer's); the rule decides the filter of every row. */
+int sieve_speculate_rule(const sieve_rule *rule, const sieve_speculation *spec,
+                         const sieve_engine *engine, sieve_speculate_step *steps, int64_t *tokens,
+                         sieve_speculate_result *result);
+
+/*
+ * The draft's own tokens: token j drawn from q_j with case 0, tag mtp, at position t + j
+ * (seed 000:59), q_j filtered under `rule` (NULL: DeepInfer's). spec->draft_tokens is not
+ * read; tokens has room for n_draft entries.
+ */
+int sieve_speculate_draft(const sieve_rule *rule, const sieve_speculation *spec,
+                          const sieve_engine *engine, int64_t *tokens);
 
 /* ---------------------------------------------------------------- batch */
 

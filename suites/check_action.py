@@ -114,6 +114,15 @@ def unlisted_bug_fails(workspace):
           f"step {ran[-1][0]}, exit {status}: {err[-300:]}")
 
 
+def harness_error_is_said(workspace):
+    ran, status, outputs, summary = run_job(workspace, {
+        "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json",
+        "junit": "no-such-folder/sieve-junit.xml"})
+    check("a harness error (exit 2) says so in the summary and sets no junit output",
+          status == 2 and "harness error" in summary and "junit" not in outputs,
+          f"exit {status}, outputs {outputs}, summary {summary[:120]!r}")
+
+
 def broken_adapter_stops_at_smoke(workspace):
     ran, status, _, _ = run_job(workspace, {"impl": "exec:/usr/bin/python3 no-such-adapter.py"})
     check("an adapter that cannot start stops the job at the smoke step (exit 2)",
@@ -128,6 +137,7 @@ def main():
         write_workspace(workspace, sieve)
         gating_job_passes(workspace)
         unlisted_bug_fails(workspace)
+        harness_error_is_said(workspace)
         broken_adapter_stops_at_smoke(workspace)
     print(f"check_action: {sum(RESULTS)} passed, {len(RESULTS) - sum(RESULTS)} failed")
     return 0 if all(RESULTS) else 1

@@ -100,11 +100,13 @@ Test(fixtures, draw_passes) { run_family("draw"); }
 Test(fixtures, sample_passes) { run_family("sample"); }
 Test(fixtures, positions_pass) { run_family("positions"); }
 Test(fixtures, special_values_pass) { run_family("special-values"); }
+Test(fixtures, speculative_passes) { run_family("speculative"); }
 
 Test(fixtures, every_case_is_in_a_family_tested_here_and_ids_are_unique) {
-  static const char *tested[] = {"seed-examples", "validation", "ordering", "ties",
-                                 "temperature", "large-vocab", "logprobs", "engine-options",
-                                 "hash", "draw", "sample", "positions", "special-values"};
+  static const char *tested[] = {"seed-examples",  "validation",  "ordering", "ties",
+                                 "temperature",    "large-vocab", "logprobs", "engine-options",
+                                 "hash",           "draw",        "sample",   "positions",
+                                 "special-values", "speculative"};
   sieve_fixtures fx = load();
   size_t n = 0;
   for (const cJSON *c = fx.cases->child; c; c = c->next, n++) {

@@ -57,7 +57,8 @@ static const cJSON *at(const cJSON *obj, const char *path) {
 
 static void expect_error(const cJSON *answer, const char *kind, const char *field) {
   const cJSON *k = at(answer, "error.kind"), *f = at(answer, "error.field");
-  cr_assert(cJSON_IsString(k) && cJSON_IsString(f), "not an error: %s", cJSON_PrintUnformatted(answer));
+  cr_assert(cJSON_IsString(k) && cJSON_IsString(f), "not an error: %s",
+            cJSON_PrintUnformatted(answer));
   cr_expect_str_eq(k->valuestring, kind);
   cr_expect_str_eq(f->valuestring, field);
   cr_expect(cJSON_IsString(at(answer, "error.message")));
@@ -72,10 +73,11 @@ Test(serve, hello_names_protocol_1_and_every_op) {
   served s = serve("{\"op\":\"hello\",\"protocol\":1}\n");
   cr_assert_eq(s.n_lines, 1);
   cr_expect_eq(at(s.lines[0], "protocol")->valueint, 1);
-  const char *ops[] = {"hello", "validate", "filter", "uniform", "draw", "sample", "position", "bye"};
+  const char *ops[] = {"hello",  "validate", "filter",    "uniform", "draw",
+                       "sample", "position", "speculate", "bye"};
   const cJSON *list = at(s.lines[0], "ops");
-  cr_assert_eq(cJSON_GetArraySize(list), 8);
-  for (int i = 0; i < 8; i++)
+  cr_assert_eq(cJSON_GetArraySize(list), 9);
+  for (int i = 0; i < 9; i++)
     cr_expect_str_eq(cJSON_GetArrayItem(list, i)->valuestring, ops[i]);
   served_free(&s);
 }
@@ -87,7 +89,8 @@ Test(serve, hello_with_another_protocol_version_is_an_error) {
 }
 
 Test(serve, validate_returns_normalized_params) {
-  served s = serve("{\"op\":\"validate\",\"params\":{\"temperature\":0,\"top_p\":0.5,\"top_k\":3}}\n");
+  served s =
+      serve("{\"op\":\"validate\",\"params\":{\"temperature\":0,\"top_p\":0.5,\"top_k\":3}}\n");
   expect_near(at(s.lines[0], "params.temperature")->valuedouble, 1e-5, 0, "T");
   expect_near(at(s.lines[0], "params.top_p")->valuedouble, 1.0, 0, "top_p");
   cr_expect_eq(at(s.lines[0], "params.top_k")->valueint, -1);
@@ -103,8 +106,8 @@ Test(serve, validate_errors_name_the_field) {
                    "{\"op\":\"validate\",\"params\":{\"temperature\":\"hot\"}}\n"
                    "{\"op\":\"validate\",\"params\":{\"temperature\":1e400}}\n");
   cr_assert_eq(s.n_lines, 7);
-  const char *fields[] = {"temperature", "top_p", "top_k", "top_k", "top_k", "temperature",
-                          "temperature"};
+  const char *fields[] = {"temperature", "top_p",       "top_k",      "top_k",
+                          "top_k",       "temperature", "temperature"};
   for (size_t i = 0; i < 7; i++)
     expect_error(s.lines[i], "invalid_params", fields[i]);
   cr_expect_str_eq(at(s.lines[2], "error.code")->valuestring, "SIEVE_ETOPK");
@@ -124,7 +127,8 @@ Test(serve, filter_numbers_parse_back_to_the_oracles_exact_values) {
 }
 
 Test(serve, filter_reports_kept_count_and_margins) {
-  served s = serve("{\"op\":\"filter\",\"rows\":[{\"logits\":[1,1,1,1],\"params\":{\"top_p\":0.5}}]}\n");
+  served s =
+      serve("{\"op\":\"filter\",\"rows\":[{\"logits\":[1,1,1,1],\"params\":{\"top_p\":0.5}}]}\n");
   const cJSON *row = cJSON_GetArrayItem(at(s.lines[0], "rows"), 0);
   cr_expect_eq(at(row, "kept")->valueint, 3);
   expect_near(at(row, "topp_margin")->valuedouble, 0.0, 0, "margin");
@@ -149,10 +153,11 @@ Test(serve, a_bad_filter_row_gets_an_error_and_the_other_rows_their_answers) {
 }
 
 Test(serve, filter_applies_engine_options) {
-  served s = serve("{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4,3,2]}],"
-                   "\"engine\":{\"force_topk\":3,\"blacklist\":[0]}}\n"
-                   "{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4]}],\"engine\":{\"blacklist\":[9]}}\n"
-                   "{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4]}],\"engine\":{\"force_topk\":-2}}\n");
+  served s =
+      serve("{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4,3,2]}],"
+            "\"engine\":{\"force_topk\":3,\"blacklist\":[0]}}\n"
+            "{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4]}],\"engine\":{\"blacklist\":[9]}}\n"
+            "{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4]}],\"engine\":{\"force_topk\":-2}}\n");
   const cJSON *row = cJSON_GetArrayItem(at(s.lines[0], "rows"), 0);
   cr_expect_eq(at(row, "kept")->valueint, 3);
   cr_expect(cJSON_IsNull(cJSON_GetArrayItem(at(row, "logprobs"), 0)));
@@ -176,12 +181,13 @@ Test(serve, uniform_takes_64_bit_seeds_as_decimal_strings) {
 }
 
 Test(serve, uniform_rejects_bad_seeds_cases_and_tags) {
-  served s = serve("{\"op\":\"uniform\",\"items\":[{\"seed\":5,\"position\":0}]}\n"
-                   "{\"op\":\"uniform\",\"items\":[{\"seed\":\"18446744073709551616\",\"position\":0}]}\n"
-                   "{\"op\":\"uniform\",\"items\":[{\"seed\":\"-1\",\"position\":0}]}\n"
-                   "{\"op\":\"uniform\",\"items\":[{\"seed\":\"1\",\"position\":0,\"case\":3}]}\n"
-                   "{\"op\":\"uniform\",\"items\":[{\"seed\":\"1\",\"position\":0,\"tag\":\"x\"}]}\n"
-                   "{\"op\":\"uniform\",\"items\":[{\"seed\":\"1\",\"position\":-4}]}\n");
+  served s =
+      serve("{\"op\":\"uniform\",\"items\":[{\"seed\":5,\"position\":0}]}\n"
+            "{\"op\":\"uniform\",\"items\":[{\"seed\":\"18446744073709551616\",\"position\":0}]}\n"
+            "{\"op\":\"uniform\",\"items\":[{\"seed\":\"-1\",\"position\":0}]}\n"
+            "{\"op\":\"uniform\",\"items\":[{\"seed\":\"1\",\"position\":0,\"case\":3}]}\n"
+            "{\"op\":\"uniform\",\"items\":[{\"seed\":\"1\",\"position\":0,\"tag\":\"x\"}]}\n"
+            "{\"op\":\"uniform\",\"items\":[{\"seed\":\"1\",\"position\":-4}]}\n");
   cr_assert_eq(s.n_lines, 6);
   const char *fields[] = {"seed", "seed", "seed", "case", "tag", "position"};
   for (size_t i = 0; i < 6; i++)
@@ -190,9 +196,10 @@ Test(serve, uniform_rejects_bad_seeds_cases_and_tags) {
 }
 
 Test(serve, draw_matches_the_oracle_and_rejects_zero_mass) {
-  served s = serve("{\"op\":\"draw\",\"rows\":[{\"probs\":[0.0844,0.6236,0.2294,0.0512,0.0114],"
-                   "\"seed\":\"1\",\"position\":5}],\"case\":1,\"tag\":\"mtp\"}\n"
-                   "{\"op\":\"draw\",\"rows\":[{\"probs\":[0,0],\"seed\":\"1\",\"position\":5}]}\n");
+  served s =
+      serve("{\"op\":\"draw\",\"rows\":[{\"probs\":[0.0844,0.6236,0.2294,0.0512,0.0114],"
+            "\"seed\":\"1\",\"position\":5}],\"case\":1,\"tag\":\"mtp\"}\n"
+            "{\"op\":\"draw\",\"rows\":[{\"probs\":[0,0],\"seed\":\"1\",\"position\":5}]}\n");
   const double p[5] = {0.0844, 0.6236, 0.2294, 0.0512, 0.0114};
   sieve_draw_key key = {1, 5, 1, SIEVE_TAG_MTP};
   double u;
@@ -205,9 +212,10 @@ Test(serve, draw_matches_the_oracle_and_rejects_zero_mass) {
 }
 
 Test(serve, sample_matches_the_oracle_row_by_row) {
-  served s = serve("{\"op\":\"sample\",\"rows\":[{\"logits\":[1,3,2,0.5,-1],\"params\":{\"top_p\":0.9},"
-                   "\"seed\":\"42\",\"position\":7,\"top_logprobs\":5},"
-                   "{\"logits\":[1],\"seed\":\"1\",\"position\":0,\"top_logprobs\":2}]}\n");
+  served s =
+      serve("{\"op\":\"sample\",\"rows\":[{\"logits\":[1,3,2,0.5,-1],\"params\":{\"top_p\":0.9},"
+            "\"seed\":\"42\",\"position\":7,\"top_logprobs\":5},"
+            "{\"logits\":[1],\"seed\":\"1\",\"position\":0,\"top_logprobs\":2}]}\n");
   const float row[5] = {1.0f, 3.0f, 2.0f, 0.5f, -1.0f};
   sieve_params p = {1.0, 0.9, -1};
   sieve_draw_key key = {42, 7, 0, 0};
@@ -234,10 +242,11 @@ Test(serve, sample_requires_a_seed_and_a_position) {
 }
 
 Test(serve, position_for_prefill_and_decode) {
-  served s = serve("{\"op\":\"position\",\"mode\":\"prefill\",\"seqlen_q\":5,\"seqlen_k\":12}\n"
-                   "{\"op\":\"position\",\"mode\":\"decode\",\"seqlen_q\":3,\"seqlen_k\":10,\"row\":2}\n"
-                   "{\"op\":\"position\",\"mode\":\"decode\",\"seqlen_q\":11,\"seqlen_k\":10}\n"
-                   "{\"op\":\"position\",\"mode\":\"sideways\",\"seqlen_q\":1,\"seqlen_k\":1}\n");
+  served s =
+      serve("{\"op\":\"position\",\"mode\":\"prefill\",\"seqlen_q\":5,\"seqlen_k\":12}\n"
+            "{\"op\":\"position\",\"mode\":\"decode\",\"seqlen_q\":3,\"seqlen_k\":10,\"row\":2}\n"
+            "{\"op\":\"position\",\"mode\":\"decode\",\"seqlen_q\":11,\"seqlen_k\":10}\n"
+            "{\"op\":\"position\",\"mode\":\"sideways\",\"seqlen_q\":1,\"seqlen_k\":1}\n");
   cr_expect_eq(at(s.lines[0], "position")->valueint, 12);
   cr_expect_eq(at(s.lines[1], "position")->valueint, 10);
   expect_error(s.lines[2], "invalid_request", "position");
@@ -271,7 +280,8 @@ Test(serve, malformed_lines_get_errors_and_the_server_goes_on) {
 }
 
 Test(serve, a_line_with_a_nul_byte_is_an_error) {
-  static const char input[] = "{\"op\":\"hello\",\"protocol\":1}\0junk\n{\"op\":\"hello\",\"protocol\":1}\n";
+  static const char input[] =
+      "{\"op\":\"hello\",\"protocol\":1}\0junk\n{\"op\":\"hello\",\"protocol\":1}\n";
   served s = serve_n(input, sizeof input - 1);
   cr_assert_eq(s.n_lines, 2);
   expect_error(s.lines[0], "invalid_request", "");
@@ -315,4 +325,31 @@ Test(serve, deeply_nested_json_is_an_error_not_a_crash) {
   expect_error(s.lines[0], "invalid_request", "");
   served_free(&s);
   free(line);
+}
+
+Test(serve, speculate_answers_the_chain_with_each_test) {
+  served s = serve("{\"op\":\"speculate\",\"seed\":\"7\",\"position\":100,\"target\":{\"rows\":"
+                   "[[2,1,0.5,0],[1,1,1,1]]},\"draft\":{\"tokens\":[0],\"rows\":[[2,1,0.5,0]]}}\n");
+  cr_assert_eq(s.n_lines, 1);
+  const cJSON *steps = at(s.lines[0], "steps");
+  cr_expect_eq(at(s.lines[0], "accepted")->valueint, 1, "q = p accepts");
+  cr_expect_eq(cJSON_GetArraySize(at(s.lines[0], "tokens")), 2, "the draft and the bonus");
+  cr_expect(cJSON_IsTrue(at(s.lines[0], "bonus")));
+  cr_expect_eq(cJSON_GetArraySize(steps), 1);
+  cr_expect(cJSON_IsNumber(at(cJSON_GetArrayItem(steps, 0), "u")));
+  served_free(&s);
+}
+
+Test(serve, a_speculate_error_names_the_side_and_row_at_fault) {
+  served s = serve("{\"op\":\"speculate\",\"seed\":\"1\",\"position\":0,\"target\":{\"rows\":"
+                   "[[1,2],[1,2]]},\"draft\":{\"tokens\":[1],\"rows\":[[1,\"nan\"]]}}\n"
+                   "{\"op\":\"speculate\",\"seed\":\"1\",\"position\":0,\"target\":{\"rows\":"
+                   "[[1,2],[1,2]],\"params\":{\"top_p\":0}},\"draft\":{\"tokens\":[5]}}\n");
+  cr_assert_eq(s.n_lines, 2);
+  cr_expect_str_eq(at(s.lines[0], "error.code")->valuestring, "SIEVE_ENAN");
+  cr_expect(strstr(at(s.lines[0], "error.message")->valuestring, "draft.rows[0]"));
+  cr_expect_str_eq(at(s.lines[1], "error.code")->valuestring, "SIEVE_ETOPP",
+                   "the parameters are checked before the draft tokens");
+  cr_expect(strstr(at(s.lines[1], "error.message")->valuestring, "target.params"));
+  served_free(&s);
 }

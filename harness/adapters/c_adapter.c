@@ -53,6 +53,7 @@ static const sieve_impl table = {
     .draw = draw,
     .sample = sample,
     .position = position,
+    .speculate = sieve_speculate,
 };
 
 const sieve_impl *sieve_impl_get(void) { return &table; }

@@ -13,6 +13,8 @@ top_k int, -1 for none) already normalized by the rule's checks (seed 000:63: te
 answers, engine options) is glue below it, so replacing the function keeps them.
 
 It answers hello, validate, filter and bye; sieve skips the suites of the other ops and says so.
+From pytest, `sieve.assert_conforms(python_adapter.checked_filter)` runs the same function
+through the filter fixtures in process (harness/CI.md).
 An exception your function raises is answered as that row's error, with its type and message,
 and its traceback goes to stderr, which sieve shows for a crash.
 """
@@ -47,7 +49,7 @@ def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p:
 # ----------------------------------------------------------------------------- glue
 
 
-class Rejected(Exception):
+class Rejected(ValueError):
     """An input the rule rejects: the error answer names the field (harness/PROTOCOL.md)."""
 
     def __init__(self, field, message):
@@ -123,6 +125,14 @@ def checked_logits(row: dict, engine: dict, temperature: float) -> torch.Tensor:
     if torch.isinf(logits[finite] * (1.0 / temperature)).any():
         raise Rejected("logits", "a logit times 1/T overflows float32")
     return logits
+
+
+def checked_filter(logits, temperature: float, top_k: int, top_p: float):
+    """filter_logprobs behind this template's checks, for sieve.assert_conforms (CI.md): logits
+    a list of float32 values, the parameters as a request gives them; a rejection raises
+    Rejected, a ValueError."""
+    t, k, p = check_params(temperature, top_k, top_p)
+    return filter_logprobs(checked_logits({"logits": logits}, {}, t), t, k, p)
 
 
 def filter_row(row: dict, engine: dict) -> dict:

@@ -6,8 +6,9 @@
 #   gate.sh conformance   the run that gates: $SIEVE_IMPL against the fixtures, with
 #                         $SIEVE_EXPECT (optional), $SIEVE_SUITE (optional), $SIEVE_JOBS;
 #                         writes the JUnit report to $SIEVE_JUNIT, appends the markdown report
-#                         to $GITHUB_STEP_SUMMARY and the report's path to $GITHUB_OUTPUT when
-#                         they are set; exits with sieve run's status (0, 1 or 2).
+#                         to $GITHUB_STEP_SUMMARY (a line saying so on a harness error) and
+#                         the report's path to $GITHUB_OUTPUT when they are set and it was
+#                         written; exits with sieve run's status (0, 1 or 2).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 sieve=$root/build/sieve
@@ -38,8 +39,15 @@ conformance() {
   [ -z "${SIEVE_EXPECT:-}" ] || args+=(--expect "$SIEVE_EXPECT")
   [ -z "${SIEVE_SUITE:-}" ] || args+=(--suite "$SIEVE_SUITE")
   "$sieve" "${args[@]}" || status=$?
-  [ -z "${GITHUB_STEP_SUMMARY:-}" ] || cat "$summary" >> "$GITHUB_STEP_SUMMARY"
-  [ -z "${GITHUB_OUTPUT:-}" ] || echo "junit=$junit" >> "$GITHUB_OUTPUT"
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$summary" ]; then
+    cat "$summary" >> "$GITHUB_STEP_SUMMARY"
+  elif [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    echo "## sieve run: harness error (exit $status), no report: the step's log says why" \
+      >> "$GITHUB_STEP_SUMMARY"
+  fi
+  if [ -n "${GITHUB_OUTPUT:-}" ] && [ -f "$junit" ]; then
+    echo "junit=$junit" >> "$GITHUB_OUTPUT"
+  fi
   return "$status"
 }
 

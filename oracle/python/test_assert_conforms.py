@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy
 
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sieve  # noqa: E402
 
@@ -213,15 +214,32 @@ class FailureMessage(unittest.TestCase):
         self.assertIn("first difference: expected a rejection (ValueError), got logprobs",
                       message)
 
-    def test_every_failure_is_listed_once_sorted_by_id(self):
+    def test_every_failure_is_listed_once_the_first_of_each_family_in_full(self):
         with self.assertRaises(AssertionError) as e:
             sieve.assert_conforms(ignoring_temperature)
         message = str(e.exception)
         failed = int(re.match(r"(\d+) of \d+ sieve fixture cases failed", message).group(1))
         listed = [line.strip() for line in message.splitlines() if line.strip() in CASES]
+        families = sorted({i.split("/")[0] for i in listed})
+        shown = [i.split("/")[0] for i in listed[:len(families)]]
         self.assertGreater(failed, 20)
+        self.assertEqual(len(listed), len(set(listed)))
         self.assertEqual(len(listed), failed)
-        self.assertEqual(listed, sorted(set(listed)))
+        self.assertEqual(shown, families, "the first failure of each family comes first")
+        self.assertEqual(listed[10:], sorted(listed[10:]), "the rest by id")
+
+    def test_a_value_error_says_where_it_was_raised(self):
+        def domain_error(logits, temperature, top_k, top_p):
+            return [math.log(0.0)] * len(logits)
+        with self.assertRaises(AssertionError) as e:
+            sieve.assert_conforms(domain_error, families=["ordering"])
+        self.assertRegex(str(e.exception), r"raised ValueError: math domain error "
+                                           r"\(at test_assert_conforms\.py:\d+\)")
+
+    def test_the_templates_checked_filter_conforms(self):
+        sys.path.insert(0, str(ROOT / "harness" / "adapters"))
+        import python_adapter
+        self.assertGreater(sieve.assert_conforms(python_adapter.checked_filter), 150)
 
     def test_an_exception_other_than_value_error_names_the_case(self):
         def crashing(logits, temperature, top_k, top_p):

@@ -1,5 +1,6 @@
 """Tests of the Python module (oracle/python/sieve), run by make test."""
 
+import json
 import math
 import sys
 import unittest
@@ -54,6 +55,38 @@ class Rule(unittest.TestCase):
         self.assertEqual(sieve.position("decode", 3, 10, row=2), 10)
         with self.assertRaises(ValueError):
             sieve.position("decode", 11, 10)
+
+
+class Speculate(unittest.TestCase):
+    def test_every_speculative_fixture_gets_its_expected_chain(self):
+        with open(sieve._fixtures_path(), encoding="utf-8") as f:
+            cases = [c for c in json.load(f)["cases"] if c["family"] == "speculative"]
+        checked = 0
+        for c in cases:
+            r, want = c["request"], c["expect"]
+            if "error" in want:
+                with self.assertRaises(ValueError, msg=c["id"]):
+                    self._speculate(r)
+                continue
+            got = self._speculate(r)
+            last = want["tokens"][-1]
+            allowed = last["$any_of"] if isinstance(last, dict) else [last]
+            self.assertEqual(got["accepted"], want["accepted"], c["id"])
+            self.assertEqual(got["tokens"][:-1], want["tokens"][:-1], c["id"])
+            self.assertIn(got["tokens"][-1], allowed, c["id"])
+            self.assertEqual([s["u"] for s in got["steps"]],
+                             [s["u"]["$exact"] for s in want["steps"]], c["id"])
+            checked += 1
+        self.assertGreater(checked, 40)
+
+    @staticmethod
+    def _speculate(r):
+        number = lambda x: float("-inf") if x is None else float(x)  # noqa: E731
+        rows = lambda side: [[number(x) for x in row] for row in side["rows"]]  # noqa: E731
+        return sieve.speculate(rows(r["target"]), r["draft"]["tokens"],
+                               rows(r["draft"]) if "rows" in r["draft"] else None,
+                               int(r["seed"]), r["position"], r["target"].get("params"),
+                               r["draft"].get("params"))
 
 
 class Conformance(unittest.TestCase):

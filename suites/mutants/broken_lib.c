@@ -6,7 +6,7 @@
  *
  *   no-symbol     exports sieve_impl_table instead of sieve_impl_get
  *   null-table    sieve_impl_get returns NULL
- *   wrong-abi     a table of ABI version 2
+ *   wrong-abi     a table of an ABI version from the future (SIEVE_IMPL_ABI + 1)
  *   unknown-code  filter returns 7, a code that is no SIEVE_E*
  *   segfault      filter dereferences a null pointer
  *   half-row      filter writes only the first half of the row
@@ -59,11 +59,11 @@ static int sample(const float *logits, size_t vocab, const sieve_params *params,
 
 static const sieve_impl table = {
 #if defined(BROKEN_WRONG_ABI)
-    2,
+    SIEVE_IMPL_ABI + 1,
 #else
     SIEVE_IMPL_ABI,
 #endif
-    "broken", "1", sieve_params_check, filter, sieve_uniform, NULL, sample, NULL};
+    "broken", "1", sieve_params_check, filter, sieve_uniform, NULL, sample, NULL, NULL};
 
 #if defined(BROKEN_NO_SYMBOL)
 /* The symbol misspelled. */

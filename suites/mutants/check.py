@@ -177,7 +177,8 @@ def rule_variants(sieve):
     names that value on that axis and DeepInfer's on every other."""
     fixtures = json.loads((HERE.parent.parent / "fixtures" / "sieve-fixtures.json").read_text())
     suites = [a for s in ("params ordering large-vocab logprobs engine-options uniform draw "
-                          "sample position special-values").split() for a in ("--suite", s)]
+                          "sample position special-values speculative").split()
+              for a in ("--suite", s)]
     rules, deepinfer = rule_values(sieve), profile_axes(sieve)["deepinfer"]
     for k in range(0, len(rules), 2):
         started = [(rule, start(sieve, f"rule:{rule}", *suites)) for rule in rules[k:k + 2]]
@@ -230,7 +231,7 @@ def fakes_report_cleanly(sieve):
 BROKEN = {
     "no-symbol": ("harness error", "does not export sieve_impl_get()"),
     "null-table": ("harness error", "does not export sieve_impl_get()"),
-    "wrong-abi": ("harness error", "of ABI 1"),
+    "wrong-abi": ("harness error", "of ABI 1 to 2"),
     "unknown-code": ("error", "returned 7, which is no SIEVE_E* code"),
     "segfault": ("crash", "killed by signal 11"),
     "half-row": ("fail", "got a non-number"),
@@ -391,6 +392,39 @@ def junit_as_ci_reads_it(sieve, mutants):
                   valid, why)
 
 
+def markdown_says_what_fails(sieve, mutants):
+    """The markdown report's words agree with its verdict: a stale expectation is not called an
+    expected outcome, and a run with nothing unexpected points at no marked case. Its readings
+    table puts first the reading no passing case rules out."""
+    impl = f"lib:{mutants}/libge-boundary.so"
+    _, report, _ = run(sieve, impl, "--suite", "ordering")
+    failing = [c["id"] for c in report["cases"] if c["outcome"] != "pass"]
+    passing = next(c["id"] for c in report["cases"] if c["outcome"] == "pass")
+    with tempfile.TemporaryDirectory() as tmp:
+        expect = Path(tmp) / "expect.json"
+        expect.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures":
+                                      {i: "known" for i in failing + [passing]}}))
+        md = subprocess.run([sieve, "run", "--impl", impl, "--suite", "ordering", "--expect",
+                             str(expect), "--format", "markdown"], capture_output=True, text=True)
+        stale = next((line for line in md.stdout.splitlines() if passing in line), "")
+        check("markdown calls a stale expectation an unexpected pass listed as a failure",
+              "**unexpected** pass (listed as a failure)" in stale, stale[:160])
+        expect.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures":
+                                      {i: "known" for i in failing}}))
+        md = subprocess.run([sieve, "run", "--impl", impl, "--suite", "ordering", "--expect",
+                             str(expect), "--format", "markdown"], capture_output=True, text=True)
+        check("markdown with nothing unexpected points at no marked case",
+              md.returncode == 0 and "**0 unexpected**." in md.stdout
+              and "marked so below" not in md.stdout, md.stdout[:300])
+    # Two bugs at once: >= at the boundary and top-p after top-k. topp-inclusive-cumsum gives
+    # the answer of every failure but passing cases rule it out; the two real ones they do not.
+    text = subprocess.run([sieve, "run", "--impl", "rule:boundary=ge,topp_scope=after_topk",
+                           "--suite", "ordering"], capture_output=True, text=True).stdout
+    table = [line.split()[0] for line in text[text.find("rule it out"):].splitlines()[1:4]]
+    check("the run's readings table puts first the readings no passing case rules out",
+          table == ["ge-boundary", "topk-first-renormalized", "topp-inclusive-cumsum"], table)
+
+
 def junit_schema_valid(report):
     """(valid, xmllint's message) for a report against Jenkins' junit-4.xsd, which make test
     fetches (the Makefile's JUNIT_XSD) and passes as $SIEVE_JUNIT_XSD."""
@@ -523,14 +557,21 @@ def expectations(sieve, mutants):
               status == 0 and sorted(entries) == sorted(failing)
               and entries[failing[0]]["issue"] == "https://example.org/issues/1",
               f"exit {status}, {len(entries)} entries, {err[-200:]}")
+        fresh = Path(tmp) / "fresh.json"
+        run(sieve, impl, "--suite", "ordering", "--write-expect", str(fresh))
+        reasons = json.loads(fresh.read_text())["expected_failures"].values()
+        check("--write-expect gives each new failure the readings whose answer it is as reason",
+              reasons and all(r.startswith("fail: same answer as [") and "ge-boundary" in r
+                              for r in reasons), str(list(reasons)[:2]))
         path.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures":
                                     {i: "known" for i in failing + [passing]}}))
-        status, _, _ = run(sieve, impl, "--suite", "ordering", "--expect", str(path),
-                           "--update-expect")
+        status, _, err = run(sieve, impl, "--suite", "ordering", "--expect", str(path),
+                             "--update-expect")
         kept = json.loads(path.read_text())["expected_failures"]
-        check("--update-expect removes the case that now passes and keeps the rest",
-              status == 0 and passing not in kept and sorted(kept) == sorted(failing),
-              f"exit {status}, {len(kept)} kept")
+        check("--update-expect removes the case that now passes, says which, and keeps the rest",
+              status == 0 and passing not in kept and sorted(kept) == sorted(failing)
+              and f"removed (they now pass): {passing} " in err,
+              f"exit {status}, {len(kept)} kept, {err[-200:]}")
 
 
 # What the fingerprint finds in the wrong ports: reversed-ties reverses every tie, so both
@@ -660,6 +701,65 @@ def explain(sieve):
               out.returncode == 0 and "deepinfer: keeps 2 tokens with full-softmax mass 0.6991"
               in out.stdout and "vllm: keeps 2 tokens" in out.stdout and len(bars) == 12,
               out.stdout[-300:] + out.stderr)
+
+
+def progress_in_a_log(sieve):
+    """With stderr not a terminal (a CI log), a plain progress line every 5 s names the pass
+    and what it counts. The implementation is the oracle behind a proxy that holds its first
+    answer after hello for 6 s, so the first pass outlasts 5 s."""
+    proxy = ("import subprocess, sys, time\n"
+             f"serve = subprocess.Popen([{sieve!r}, 'serve'], stdin=subprocess.PIPE, "
+             "stdout=subprocess.PIPE, text=True)\n"
+             "held = False\n"
+             "for line in sys.stdin:\n"
+             "    if '\"hello\"' not in line and not held:\n"
+             "        time.sleep(6)\n"
+             "        held = True\n"
+             "    serve.stdin.write(line)\n"
+             "    serve.stdin.flush()\n"
+             "    sys.stdout.write(serve.stdout.readline())\n"
+             "    sys.stdout.flush()\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "slow.py"
+        script.write_text(proxy)
+        p = subprocess.run([sieve, "run", "--impl", f"exec:{sys.executable} {script}", "--suite",
+                            "position", "--jobs", "1"], capture_output=True, text=True)
+    check("a CI log gets a plain progress line naming the pass and what it counts",
+          p.returncode == 0 and re.search(r"sieve run: pass 1 of 2 \(each case alone\), \d+ of "
+                                          r"\d+ cases after \d+ s\n", p.stderr),
+          f"exit {p.returncode}: {p.stderr[:300]}")
+
+
+def explain_speculative(sieve, mutants):
+    """sieve explain of a speculative case shows each accept test with p, q, p/q and u, where
+    the chain stopped and the residual it drew from; --impl names a mutant's reading."""
+    case = "speculative/one-draft-seed-40"
+    out = subprocess.run([sieve, "explain", case], capture_output=True, text=True)
+    check("sieve explain shows a speculative chain step by step, the stop and the residual",
+          out.returncode == 0 and "draft 0 at position 280: token 4: p = 0, q = 0.0774" in out.stdout
+          and "rejected" in out.stdout and "residual max(p - q, 0)" in out.stdout
+          and "u (case 1)" in out.stdout, out.stdout[-400:] + out.stderr[-200:])
+    impl = subprocess.run([sieve, "explain", case, "--impl",
+                           f"lib:{mutants}/libspec-residual-from-p.so"], capture_output=True,
+                          text=True)
+    check("sieve explain --impl of a speculative case names the mutant's reading",
+          "same answer as [spec-residual-from-p]" in impl.stdout, impl.stdout[-300:])
+
+
+def diff_speculative(sieve, mutants):
+    """sieve diff of speculate answers: the oracle's extras (p, q, margins) are left out, each
+    step's u is compared, and a wrong accept test is found under the speculate axis."""
+    same = subprocess.run([sieve, "diff", "profile:deepinfer",
+                           f"lib:{mutants}/libport-faithful.so", "--suite", "speculative"],
+                          capture_output=True, text=True)
+    check("sieve diff finds no difference between the oracle and the faithful port's speculate",
+          "differ on 0 of 52 cases" in same.stdout, same.stdout[-300:])
+    wrong = subprocess.run([sieve, "diff", "profile:deepinfer",
+                            f"lib:{mutants}/libspec-accept-le.so", "--suite", "speculative"],
+                           capture_output=True, text=True)
+    check("sieve diff files spec-accept-le's differences under the speculate axis",
+          "speculate (2 cases)" in wrong.stdout and "u-zero-with-p-zero" in wrong.stdout,
+          wrong.stdout[-400:])
 
 
 def engines_md_current(sieve):
@@ -819,6 +919,7 @@ def main():
             signals_end_children(sieve, signum, tmp)
     renderings(sieve, mutants)
     junit_as_ci_reads_it(sieve, mutants)
+    markdown_says_what_fails(sieve, mutants)
     python_template_traps(sieve)
     precisions(sieve, mutants)
     shards(sieve)
@@ -827,6 +928,9 @@ def main():
     rule_variants(sieve)
     survive_crashes(sieve, py_adapter)
     explain(sieve)
+    explain_speculative(sieve, mutants)
+    progress_in_a_log(sieve)
+    diff_speculative(sieve, mutants)
     selection_and_replay(sieve, mutants)
     engines_check_fails_when_it_should(sieve)
     engines_md_current(sieve)

@@ -245,8 +245,8 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
   return 0;
 }
 
-static int filter(const float *logits, size_t v, const sieve_params *params,
-                  const sieve_engine *e, double *lp) {
+static int filter(const float *logits, size_t v, const sieve_params *params, const sieve_engine *e,
+                  double *lp) {
   sieve_params p;
   int rc = validate(params, &p);
   if (rc)
@@ -256,7 +256,7 @@ static int filter(const float *logits, size_t v, const sieve_params *params,
   float *x = malloc(v * sizeof *x);
   item *ranked = malloc(v * sizeof *ranked);
   rc = x && ranked ? filter_checked(logits, v, &p, params->temperature, e, lp, x, ranked)
-                    : SIEVE_ENOMEM;
+                   : SIEVE_ENOMEM;
   free(x);
   free(ranked);
   return rc;
@@ -351,8 +351,8 @@ static int top_entries(const double *lp, size_t v, size_t n, sieve_top_entry *to
 }
 
 static int sample_row(const float *logits, size_t v, const sieve_params *p, const sieve_engine *e,
-                      const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
-                      int64_t *token, double *logprob, double *lp, double *probs) {
+                      const sieve_draw_key *key, size_t n_top, sieve_top_entry *top, int64_t *token,
+                      double *logprob, double *lp, double *probs) {
   int rc = filter(logits, v, p, e, lp);
   if (rc == 0 && n_top > v)
     rc = SIEVE_ETOPLOGPROBS;
@@ -372,9 +372,9 @@ static int sample_row(const float *logits, size_t v, const sieve_params *p, cons
   return rc;
 }
 
-static int sample(const float *logits, size_t v, const sieve_params *params,
-                  const sieve_engine *e, const sieve_draw_key *key, size_t n_top,
-                  sieve_top_entry *top, int64_t *token, double *logprob) {
+static int sample(const float *logits, size_t v, const sieve_params *params, const sieve_engine *e,
+                  const sieve_draw_key *key, size_t n_top, sieve_top_entry *top, int64_t *token,
+                  double *logprob) {
   sieve_params p;
   int rc = validate(params, &p);
   if (rc)
@@ -386,6 +386,163 @@ static int sample(const float *logits, size_t v, const sieve_params *params,
                    : SIEVE_ENOMEM;
   free(lp);
   free(probs);
+  return rc;
+}
+
+/* ----------------------------------------------------------- speculative verification */
+
+/* A row's processed distribution: exp of its processed logprobs, 0 where removed. */
+static int probs_of(const float *row, size_t v, const sieve_params *p, const sieve_engine *e,
+                    double *out) {
+  int rc = filter(row, v, p, e, out);
+  for (size_t i = 0; rc == 0 && i < v; i++)
+    out[i] = isinf(out[i]) ? 0.0 : exp(out[i]);
+  return rc;
+}
+
+/* The chain's length, both sides' parameters, every row, then the draft tokens. */
+static int check_speculation(const sieve_speculation *s, const sieve_engine *e, double *scratch) {
+  size_t v = s->vocab;
+  sieve_params p;
+  if (s->n_draft == 0 || s->n_draft > 64)
+    return SIEVE_EDRAFT;
+  int rc = validate(&s->target_params, &p);
+  if (rc == 0 && s->draft_logits)
+    rc = validate(&s->draft_params, &p);
+  if (rc == 0 && (v == 0 || v > 2147483647))
+    rc = SIEVE_EVOCAB;
+  for (size_t j = 0; rc == 0 && j <= s->n_draft; j++)
+    rc = filter(s->target_logits + j * v, v, &s->target_params, e, scratch);
+  for (size_t j = 0; rc == 0 && s->draft_logits && j < s->n_draft; j++)
+    rc = filter(s->draft_logits + j * v, v, &s->draft_params, e, scratch);
+  for (size_t j = 0; rc == 0 && j < s->n_draft; j++)
+    if (s->draft_tokens[j] < 0 || (uint64_t)s->draft_tokens[j] >= v)
+      rc = SIEVE_EDRAFTTOKEN;
+  return rc;
+}
+
+static int accepts(double u, double p, double q) {
+#ifdef MUTANT_SPEC_Q_ZERO_REJECTS
+  if (q == 0)
+    return 0;
+#endif
+#ifdef MUTANT_SPEC_ACCEPT_LE
+  return u * q <= p;
+#else
+  return u * q < p;
+#endif
+}
+
+static double spec_uniform(const sieve_speculation *s, size_t j, int sample_case) {
+  sieve_draw_key key = {s->seed, s->position + j, sample_case, SIEVE_TAG_MAIN};
+  double u = 0;
+  uniform(&key, &u);
+  return u;
+}
+
+/* The replacement of rejected draft j: a draw from max(p - q, 0), written over q. */
+static int replacement(const sieve_speculation *s, size_t j, double *p, double *q, int64_t *token) {
+  size_t x = (size_t)s->draft_tokens[j];
+  double total = 0, cdf = 0; /* total: the clamped residual's, the draw's scale */
+  for (size_t i = 0; i < s->vocab; i++) {
+    double qi = s->draft_logits ? q[i] : (double)(i == x);
+    total += p[i] > qi ? p[i] - qi : 0.0;
+#ifdef MUTANT_SPEC_RESIDUAL_UNCLAMPED
+    q[i] = p[i] - qi;
+#elif defined(MUTANT_SPEC_RESIDUAL_FROM_P)
+    q[i] = p[i];
+#else
+    q[i] = p[i] > qi ? p[i] - qi : 0.0;
+#endif
+  }
+#ifdef MUTANT_SPEC_RESIDUAL_FROM_P
+  total = 0; /* p's own total */
+  for (size_t i = 0; i < s->vocab; i++)
+    total += p[i];
+#endif
+#ifdef MUTANT_SPEC_RESAMPLE_CASE_0
+  double u = spec_uniform(s, j, SIEVE_CASE_SAMPLE);
+#else
+  double u = spec_uniform(s, j, SIEVE_CASE_RESAMPLE);
+#endif
+  if (total == 0)
+    return pick(p, s->vocab, u, token);
+  for (size_t i = 0; i < s->vocab; i++)
+    if ((cdf += q[i]) > u * total) {
+      *token = (int64_t)i;
+      return 0;
+    }
+  *token = (int64_t)s->vocab - 1;
+  return 0;
+}
+
+/* The accept test of draft j on its rows: p into p, q into q. */
+static int test_draft(const sieve_speculation *s, const sieve_engine *e, size_t j, double *p,
+                      double *q, sieve_speculate_step *step) {
+  size_t v = s->vocab, x = (size_t)s->draft_tokens[j];
+#ifdef MUTANT_SPEC_Q_RAW
+  const sieve_params draft = {1.0, 1.0, -1};
+#else
+  const sieve_params draft = s->draft_params;
+#endif
+  int rc = probs_of(s->target_logits + j * v, v, &s->target_params, e, p);
+  if (rc == 0 && s->draft_logits)
+    rc = probs_of(s->draft_logits + j * v, v, &draft, e, q);
+#ifdef MUTANT_SPEC_ACCEPT_CASE_0
+  step->u = spec_uniform(s, j, SIEVE_CASE_SAMPLE);
+#else
+  step->u = spec_uniform(s, j, SIEVE_CASE_ACCEPT);
+#endif
+  step->p = p[x];
+  step->q = s->draft_logits ? q[x] : 1.0;
+  step->ratio = step->p == 0 ? 0 : step->q == 0 ? INFINITY : step->p / step->q;
+  step->margin = step->q == 0 || step->p == 0 ? INFINITY : fabs(step->u - step->ratio);
+  step->accepted = accepts(step->u, step->p, step->q);
+  return rc;
+}
+
+static int verify(const sieve_speculation *s, const sieve_engine *e, sieve_speculate_step *steps,
+                  int64_t *tokens, sieve_speculate_result *r, double *p, double *q) {
+  size_t n = s->n_draft, v = s->vocab;
+  int rc = 0, stopped = 0;
+  r->accepted = r->n_tokens = r->n_steps = 0;
+  for (size_t j = 0; rc == 0 && j < n && !stopped; j++) {
+    rc = test_draft(s, e, j, p, q, &steps[j]);
+    r->n_steps++;
+    if (rc == 0 && steps[j].accepted) {
+      r->accepted++;
+      tokens[r->n_tokens++] = s->draft_tokens[j];
+    } else if (rc == 0) {
+      rc = replacement(s, j, p, q, &tokens[r->n_tokens++]);
+#ifndef MUTANT_SPEC_CHAIN_NOT_STOPPED
+      stopped = 1;
+#endif
+    }
+  }
+  r->bonus = rc == 0 && steps[n - 1].accepted && r->n_tokens == n;
+#ifdef MUTANT_SPEC_NO_BONUS
+  r->bonus = 0;
+#endif
+  if (r->bonus) {
+    sieve_draw_key key = {s->seed, s->position + n, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
+    rc = probs_of(s->target_logits + n * v, v, &s->target_params, e, p);
+    if (rc == 0)
+      rc = draw(p, v, &key, &tokens[r->n_tokens++]);
+  }
+  return rc;
+}
+
+static int speculate(const sieve_speculation *s, const sieve_engine *e, sieve_speculate_step *steps,
+                     int64_t *tokens, sieve_speculate_result *r) {
+  if (s->vocab == 0 || s->vocab > 2147483647)
+    return check_speculation(s, e, NULL); /* an error before any row is read */
+  double *p = malloc((s->vocab ? s->vocab : 1) * sizeof *p);
+  double *q = malloc((s->vocab ? s->vocab : 1) * sizeof *q);
+  int rc = p && q ? check_speculation(s, e, p) : SIEVE_ENOMEM;
+  if (rc == 0)
+    rc = verify(s, e, steps, tokens, r, p, q);
+  free(p);
+  free(q);
   return rc;
 }
 
@@ -404,7 +561,7 @@ static int position(int mode, int64_t q, int64_t k, int64_t row, int64_t *out) {
   return 0;
 }
 
-static const sieve_impl port = {SIEVE_IMPL_ABI, MUTANT_NAME, "1", validate, filter, uniform,
-                                draw,           sample,      position};
+static const sieve_impl port = {SIEVE_IMPL_ABI, MUTANT_NAME, "1",    validate, filter,
+                                uniform,        draw,        sample, position, speculate};
 
 const sieve_impl *sieve_impl_get(void) { return &port; }

@@ -16,10 +16,11 @@ import ctypes.util
 import json
 import math
 import os
+import traceback
 from pathlib import Path
 
-__all__ = ["filter", "sample", "uniform", "draw", "validate", "position", "assert_conforms",
-           "Conformance", "SieveError"]
+__all__ = ["filter", "sample", "speculate", "uniform", "draw", "validate", "position",
+           "assert_conforms", "Conformance", "SieveError"]
 
 
 class SieveError(ValueError):
@@ -161,6 +162,65 @@ def sample(logits, seed, position, temperature=1.0, top_p=1.0, top_k=-1, top_log
             "top_logprobs": [(top[i].token, top[i].logprob) for i in range(int(top_logprobs))]}
 
 
+class _Speculation(ctypes.Structure):
+    _fields_ = [("target_logits", ctypes.POINTER(ctypes.c_float)),
+                ("draft_logits", ctypes.POINTER(ctypes.c_float)),
+                ("draft_tokens", ctypes.POINTER(ctypes.c_int64)), ("n_draft", ctypes.c_size_t),
+                ("vocab", ctypes.c_size_t), ("target_params", _Params), ("draft_params", _Params),
+                ("seed", ctypes.c_uint64), ("position", ctypes.c_uint64)]
+
+
+class _Step(ctypes.Structure):
+    _fields_ = [("u", ctypes.c_double), ("p", ctypes.c_double), ("q", ctypes.c_double),
+                ("ratio", ctypes.c_double), ("margin", ctypes.c_double), ("accepted", ctypes.c_int)]
+
+
+class _Speculated(ctypes.Structure):
+    _fields_ = [("accepted", ctypes.c_size_t), ("n_tokens", ctypes.c_size_t),
+                ("n_steps", ctypes.c_size_t), ("bonus", ctypes.c_int), ("u", ctypes.c_double), ("draw_margin", ctypes.c_double),
+                ("residual_mass", ctypes.c_double)]
+
+
+def _rows(rows):
+    """One float32 buffer of equal-length rows, and the rows' length."""
+    lists = [r.tolist() if hasattr(r, "tolist") else list(r) for r in rows]
+    if not lists or any(len(r) != len(lists[0]) for r in lists):
+        raise ValueError("the rows must be a non-empty list of rows of one length")
+    flat = [float(x) for r in lists for x in r]
+    return (ctypes.c_float * len(flat))(*flat), len(lists[0])
+
+
+def speculate(target_rows, draft_tokens, draft_rows=None, seed=0, position=0,
+              target_params=None, draft_params=None, force_topk=0, blacklist=()):
+    """Verifies a draft chain (oracle/SPEC.md, "Speculative decoding"): n + 1 target rows, n
+    draft tokens and their n draft rows (None: greedy drafts). Params are dicts of temperature,
+    top_p and top_k. Returns accepted, tokens, bonus, the steps (u, p, q, ratio, margin,
+    accepted), u and draw_margin of the last draw, and residual_mass after a rejection."""
+    target, v = _rows(target_rows)
+    n = len(draft_tokens)
+    draft, dv = _rows(draft_rows) if draft_rows is not None else (None, v)
+    if dv != v:
+        raise ValueError("the draft rows must have as many logits as the target rows")
+    tokens = (ctypes.c_int64 * max(n, 1))(*[int(t) for t in draft_tokens])
+    params = [_params(**{"temperature": 1.0, "top_p": 1.0, "top_k": -1, **(p or {})})
+              for p in (target_params, draft_params)]
+    spec = _Speculation(ctypes.cast(target, ctypes.POINTER(ctypes.c_float)),
+                        ctypes.cast(draft, ctypes.POINTER(ctypes.c_float)) if draft else None,
+                        tokens, n, v, params[0], params[1], int(seed) & (2**64 - 1),
+                        int(position) & (2**64 - 1))
+    steps, out, result = (_Step * max(n, 1))(), (ctypes.c_int64 * (n + 1))(), _Speculated()
+    engine, _keep = _engine(force_topk, blacklist)
+    _check(_library().sieve_speculate(ctypes.byref(spec), ctypes.byref(engine), steps, out,
+                                      ctypes.byref(result)))
+    ran = result.n_steps
+    return {"accepted": result.accepted, "tokens": list(out[:result.n_tokens]),
+            "bonus": bool(result.bonus),
+            "steps": [{"u": s.u, "p": s.p, "q": s.q, "ratio": s.ratio, "margin": s.margin,
+                       "accepted": bool(s.accepted)} for s in steps[:ran]],
+            "u": result.u, "draw_margin": result.draw_margin,
+            "residual_mass": result.residual_mass}
+
+
 def uniform(seed, position, case=0, tag="main"):
     """The hash uniform of a draw key (seed 000:45-47)."""
     u = ctypes.c_double()
@@ -250,7 +310,10 @@ def _ask(fn, row):
     try:
         got = fn(*args)
     except ValueError as e:
-        return args, {"error": f"raised {type(e).__name__}: {e}"}
+        # Where it was raised: a math domain error is a ValueError too, not a rejection.
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        return args, {"error": f"raised {type(e).__name__}: {e} (at {Path(where.filename).name}:"
+                               f"{where.lineno})"}
     values = got.tolist() if hasattr(got, "tolist") else got
     return args, {"logprobs": [float(x) for x in values]}
 
@@ -432,16 +495,27 @@ def _expectations(source, cases):
     return {i: _note(x) for i, x in entries.items()}
 
 
+def _detail_order(ids):
+    """The first failure of each family, then the rest, each part by id: the cases shown in full
+    then span the families instead of repeating one bug."""
+    firsts = {}
+    for i in sorted(ids):
+        firsts.setdefault(i.split("/")[0], i)
+    return sorted(firsts.values()) + sorted(set(ids) - set(firsts.values()))
+
+
 def _report(failures, now_passing, still_failing, ran, precision):
-    """The AssertionError's message: the unexpected failures by case id, the first in full."""
-    ids = sorted(failures)
+    """The AssertionError's message: the unexpected failures, the first of each family and then
+    others in full, the rest by id."""
+    ids = _detail_order(failures)
     counts = [f"{len(ids)} of {ran} sieve fixture cases failed"] if ids else []
     counts += [f"{len(now_passing)} listed in expected_failures passed"] if now_passing else []
     head = [" and ".join(counts) + f" at precision {precision}"
             + (f"; {still_failing} listed failed as expected" if still_failing else "") + ":"]
     body = [_failure_text(*failures[i], precision) for i in ids[:_DETAILED]]
     if len(ids) > _DETAILED:
-        body.append(f"and {len(ids) - _DETAILED} more, by id:\n  " + "\n  ".join(ids[_DETAILED:]))
+        body.append(f"and {len(ids) - _DETAILED} more, by id:\n  "
+                    + "\n  ".join(sorted(ids[_DETAILED:])))
     body += [f"{i}: now passes: remove it from the expectations (listed: {now_passing[i]})"
              for i in sorted(now_passing)]
     return "\n\n".join(head + body)
