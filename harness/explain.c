@@ -175,7 +175,7 @@ static int explain_usage(const char *why, const char *what) {
  * precision and, for a failure, the detail sieve run gives (with the hint of a reading). */
 static int ask_impl(const cJSON *c, const cJSON *request, const char *impl) {
   static impl_command cmd;
-  char err[512], why[512], detail[1200], causes[600];
+  char err[512], why[512] = "", detail[1200], causes[600];
   proc p;
   if (impl_command_parse(&cmd, impl, err, sizeof err) != 0)
     return fprintf(stderr, "sieve explain: %s\n", err), 2;
