@@ -10,6 +10,7 @@
 #include "distribution.h"
 #include "fixture.h"
 #include "outfile.h"
+#include "speculative_distribution.h"
 
 static cJSON *read_json(const char *path, char *err, size_t len) {
   FILE *f = fopen(path, "rb");
@@ -81,7 +82,7 @@ static int is_distribution_case(const char *id) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(all[i].id, id) == 0)
       return 1;
-  return 0;
+  return specdist_is_case(id);
 }
 
 static int in_fixtures(const sieve_fixtures *fx, const char *id) {

@@ -27,6 +27,7 @@
 #include "jbuf.h"
 #include "proc.h"
 #include "profiles.h"
+#include "speculative_distribution.h"
 #include "suites.h"
 
 #define SHOWN 24 /* rows of the table; larger vocabularies show their best tokens */
@@ -255,17 +256,24 @@ const char sieve_explain_usage[] =
     "                     [--seed S --position N] [--profile NAME] [--svg FILE]\n"
     "The steps of the rule on one row (a fixture case's, or the logits given), beside another\n"
     "profile's with --profile; --svg writes them as a picture. With --impl, the case's request\n"
-    "goes to that implementation too, and its answer is judged as sieve run judges it.\n";
+    "goes to that implementation too, and its answer is judged as sieve run judges it.\n"
+    "       sieve explain speculative-distribution[/CASE] [--markdown]\n"
+    "The statistical cases of speculative verification: their rows, the rule's distributions,\n"
+    "and each case's power against each known bug (harness/STATISTICS.md).\n";
 
 int sieve_explain_main(int argc, char **argv) {
   row_input in = {.params = {1.0, 1.0, SIEVE_TOP_K_UNSET}};
   const char *svg = NULL, *other = NULL, *case_id = NULL, *seed = NULL, *position = NULL;
   const char *impl = NULL;
-  int rc = 0;
+  int rc = 0, markdown = 0;
   for (int i = 0; i < argc && rc == 0; i++) {
     const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (flag[0] != '-' && !case_id) {
       case_id = flag;
+      continue;
+    }
+    if (!strcmp(flag, "--markdown")) {
+      markdown = 1;
       continue;
     }
     if (!value)
@@ -298,6 +306,13 @@ int sieve_explain_main(int argc, char **argv) {
   const engine_profile *profile = other ? profile_find(other) : NULL;
   if (other && !profile)
     return explain_usage("unknown profile (sieve profiles lists them):", other);
+  if (case_id && (!strcmp(case_id, SPECDIST_SUITE) || specdist_is_case(case_id))) {
+    if (svg || impl || other || in.vocab)
+      return explain_usage("a speculative-distribution case takes no other option:", case_id);
+    return specdist_explain(stdout, specdist_is_case(case_id) ? case_id : NULL, markdown);
+  }
+  if (markdown)
+    return explain_usage("--markdown is for speculative-distribution", NULL);
   int speculative = 0;
   if (case_id && !in.vocab) {
     int status = explain_speculative_case(case_id, profile, impl, &speculative);

@@ -218,8 +218,7 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
                     "case's %s; %s",
                     strcmp(op, "speculate") ? "token comes from the hash" : "tests use the hash",
                     strcmp(op, "speculate") ? "the distribution suite checks its draws"
-                                            : "no suite checks speculative verification drawn "
-                                              "with another generator yet"),
+                                            : "the speculative-distribution suite checks them"),
            1;
   return 0;
 }

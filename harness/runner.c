@@ -22,6 +22,7 @@
 #include "fixture.h"
 #include "jbuf.h"
 #include "proc.h"
+#include "speculative_distribution.h"
 #include "suites.h"
 
 #define BATCH_CASES 8
@@ -285,10 +286,13 @@ static cJSON *exchange_adapter(void *p, const char *request, size_t len, char *d
 
 static void distribution_unit(shared *s, proc *p, size_t index) {
   case_result *r = &s->report->cases[index];
-  if (r->fixture || r->outcome == OUTCOME_SKIP || strcmp(r->suite, "distribution") != 0)
+  if (r->fixture || r->outcome == OUTCOME_SKIP)
     return;
   const double start = now();
-  distribution_run(r, exchange_adapter, p);
+  if (strcmp(r->suite, SPECDIST_SUITE) == 0)
+    specdist_run(r, exchange_adapter, p);
+  else
+    distribution_run(r, exchange_adapter, p);
   r->seconds = now() - start;
 }
 
@@ -435,8 +439,7 @@ static int wanted(const run_options *opt, const char *suite, const char *family,
     return 1;
   return listed(opt->suites, suite) || listed(opt->families, family) ||
          glob_listed(opt->cases, id) ||
-         (listed(opt->suites, "smoke") && rank_in_suite < SMOKE_PER_SUITE &&
-          strcmp(suite, "distribution") != 0);
+         (listed(opt->suites, "smoke") && rank_in_suite < SMOKE_PER_SUITE);
 }
 
 static case_result *take(run_report *report, const run_options *opt, size_t *index) {
@@ -446,9 +449,9 @@ static case_result *take(run_report *report, const run_options *opt, size_t *ind
 
 /* The cases of this run, then the shard: a share of every `shard_count`-th case. */
 static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_report *report) {
-  size_t n = (size_t)cJSON_GetArraySize(fx->cases) + DISTRIBUTION_MAX_CASES, index = 0;
-  size_t per_suite[SUITES_MAX] = {0};
-  case_result all[DISTRIBUTION_MAX_CASES];
+  size_t n = (size_t)cJSON_GetArraySize(fx->cases) + DISTRIBUTION_MAX_CASES + SPECDIST_MAX_CASES;
+  size_t per_suite[SUITES_MAX] = {0}, index = 0;
+  case_result all[DISTRIBUTION_MAX_CASES + SPECDIST_MAX_CASES];
   report->cases = calloc(n, sizeof *report->cases);
   if (!report->cases)
     return -1;
@@ -463,10 +466,11 @@ static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_re
     r->seed_ref = sieve_case_str(c, "seed_ref");
     snprintf(r->id, sizeof r->id, "%s", id);
   }
-  size_t n_dist = distribution_cases(all, 0, 1);
-  for (size_t i = 0; i < n_dist; i++) {
+  size_t n_drawn = distribution_cases(all, 0, 1);
+  n_drawn += specdist_cases(all + n_drawn);
+  for (size_t i = 0; i < n_drawn; i++) { /* drawn 10^4 times each: never in smoke */
     case_result *r;
-    if (wanted(opt, "distribution", "distribution", all[i].id, SMOKE_PER_SUITE) &&
+    if (wanted(opt, all[i].suite, all[i].family, all[i].id, SMOKE_PER_SUITE) &&
         (r = take(report, opt, &index)))
       *r = all[i];
   }
@@ -477,7 +481,7 @@ static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_re
 static int selection_known(const run_options *opt, const sieve_fixtures *fx, char *err,
                            size_t len) {
   for (const char *const *f = opt->families; f && *f; f++) {
-    int found = !strcmp(*f, "distribution");
+    int found = !strcmp(*f, "distribution") || !strcmp(*f, SPECDIST_SUITE);
     for (const cJSON *c = fx->cases->child; c && !found; c = c->next)
       found = !strcmp(sieve_case_str(c, "family"), *f);
     if (!found)
@@ -490,7 +494,8 @@ static int selection_known(const run_options *opt, const sieve_fixtures *fx, cha
     int found = 0;
     for (const cJSON *c = fx->cases->child; c && !found; c = c->next)
       found = glob_listed(one, sieve_case_str(c, "id"));
-    if (!found && strncmp(*g, "distribution/", 13) != 0)
+    if (!found && strncmp(*g, "distribution/", 13) != 0 &&
+        strncmp(*g, SPECDIST_SUITE "/", strlen(SPECDIST_SUITE "/")) != 0)
       return snprintf(err, len, "no case matches --case '%s'", *g), -1;
   }
   return 0;
@@ -502,12 +507,13 @@ static void skip_unsupported(run_report *report, const cJSON *answer) {
   for (size_t i = 0; i < report->n_cases; i++) {
     case_result *r = &report->cases[i];
     const cJSON *request = cJSON_GetObjectItemCaseSensitive(r->fixture, "request");
+    const char *op = strcmp(r->suite, SPECDIST_SUITE) == 0 ? "speculate" : "sample";
     if (r->fixture ? sieve_case_not_offered(request, answer, r->detail, sizeof r->detail)
-                   : !has_op(ops, "sample")) {
+                   : !has_op(ops, op)) {
       r->outcome = OUTCOME_SKIP;
       if (!r->fixture)
-        snprintf(r->detail, sizeof r->detail,
-                 "the implementation does not offer op sample (hello)");
+        snprintf(r->detail, sizeof r->detail, "the implementation does not offer op %s (hello)",
+                 op);
     }
   }
 }

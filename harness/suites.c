@@ -14,9 +14,20 @@
 #include "fixture.h"
 #include "runner.h"
 
-const char *const sieve_suites[] = {
-    "params", "ordering", "large-vocab",    "logprobs",    "engine-options", "uniform", "draw",
-    "sample", "position", "special-values", "speculative", "distribution",   NULL};
+const char *const sieve_suites[] = {"params",
+                                    "ordering",
+                                    "large-vocab",
+                                    "logprobs",
+                                    "engine-options",
+                                    "uniform",
+                                    "draw",
+                                    "sample",
+                                    "position",
+                                    "special-values",
+                                    "speculative",
+                                    "distribution",
+                                    "speculative-distribution",
+                                    NULL};
 
 const char *suite_of_case(const cJSON *c) { return sieve_case_str(c, "suite"); }
 

@@ -12,7 +12,7 @@
  * and the top 53 bits as the mantissa. It lives in sieve_mix64 alone.
  * Invariant: u is a multiple of 2^-53 in [0, 1); it depends on the key only.
  */
-#include "sieve.h"
+#include "internal.h"
 
 uint64_t sieve_mix64(uint64_t z) {
   z ^= z >> 30;
@@ -35,4 +35,21 @@ int sieve_uniform(const sieve_draw_key *key, double *u) {
   uint64_t combined = seed + (seq ^ (seq << 13));
   *u = (double)(sieve_mix64(combined) >> 11) * 0x1.0p-53;
   return 0;
+}
+
+/* A generator that is not the hash, for rules whose engine draws with its own (ENGINES.md): the
+ * same key gives the same uniform, so a run repeats, but no hash uniform predicts it. */
+static int own_uniform(const sieve_draw_key *key, double *u) {
+  int rc = sieve_uniform(key, u);
+  uint64_t z = sieve_mix64(key->seed ^ 0xD1B54A32D192ED03ULL) + key->position;
+  if (rc == 0)
+    *u = (double)(sieve_mix64(z * SIEVE_HASH_GOLDEN + (uint64_t)key->sample_case +
+                              ((uint64_t)key->tag << 8)) >>
+                  11) *
+         0x1.0p-53;
+  return rc;
+}
+
+int sieve__rule_uniform(const sieve_rule *rule, const sieve_draw_key *key, double *u) {
+  return rule && rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, u) : sieve_uniform(key, u);
 }

@@ -80,6 +80,10 @@ int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
 int sieve__draw_logprobs(const double *logprobs, size_t vocab, double u, int64_t *token,
                          double *margin);
 
+/* The uniform a rule draws with: the hash's (sieve_uniform), or under draw = own a generator
+ * that is not the hash (hash.c). */
+int sieve__rule_uniform(const sieve_rule *rule, const sieve_draw_key *key, double *u);
+
 /* SIEVE_ERULE when an axis of the rule is out of range. */
 int sieve__check_rule(const sieve_rule *rule);
 

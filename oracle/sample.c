@@ -14,16 +14,6 @@
 
 #include "internal.h"
 
-/* A generator that is not the hash, for rules whose engine draws with its own (ENGINES.md). */
-static int own_uniform(const sieve_draw_key *key, double *u) {
-  int rc = sieve_uniform(key, u);
-  uint64_t z = sieve_mix64(key->seed ^ 0xD1B54A32D192ED03ULL) + key->position;
-  if (rc == 0)
-    *u =
-        (double)(sieve_mix64(z * SIEVE_HASH_GOLDEN + (uint64_t)key->sample_case) >> 11) * 0x1.0p-53;
-  return rc;
-}
-
 /* The logprobs a rule returns: processed (the spec), after temperature only, or raw. */
 static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t vocab,
                              const sieve_params *params, const sieve_engine *engine, double *out) {
@@ -38,8 +28,7 @@ static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t
 static int sample_row(const sieve_rule *rule, const double *logprobs, const double *reported,
                       size_t vocab, const sieve_draw_key *key, size_t n_top, sieve_top_entry *top,
                       sieve_sample_result *result) {
-  int rc =
-      rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, &result->u) : sieve_uniform(key, &result->u);
+  int rc = sieve__rule_uniform(rule, key, &result->u);
   if (rc == 0)
     rc = sieve__draw_logprobs(logprobs, vocab, result->u, &result->token, &result->draw_margin);
   if (rc == 0)

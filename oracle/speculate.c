@@ -83,7 +83,7 @@ static int accept_test(const chain *c, size_t j, sieve_speculate_step *step) {
   const sieve_speculation *s = c->spec;
   size_t x = (size_t)s->draft_tokens[j];
   sieve_draw_key key = {s->seed, s->position + j, SIEVE_CASE_ACCEPT, SIEVE_TAG_MAIN};
-  int rc = sieve_uniform(&key, &step->u);
+  int rc = sieve__rule_uniform(c->rule, &key, &step->u);
   step->p = c->p[x];
   step->q = s->draft_logits ? c->q[x] : 1.0;
   step->ratio = step->p == 0.0 ? 0.0 : step->q == 0.0 ? INFINITY : step->p / step->q;
@@ -104,7 +104,7 @@ static int resample(const chain *c, size_t j, sieve_speculate_result *result, in
     mass += c->q[i]; /* the draw's own total: token order, float64 */
   }
   sieve_draw_key key = {s->seed, s->position + j, SIEVE_CASE_RESAMPLE, SIEVE_TAG_MAIN};
-  int rc = sieve_uniform(&key, &result->u);
+  int rc = sieve__rule_uniform(c->rule, &key, &result->u);
   result->residual_mass = mass;
   if (rc == 0)
     rc = sieve_draw(mass > 0.0 ? c->q : c->p, s->vocab, result->u, token, &result->draw_margin);
@@ -118,7 +118,7 @@ static int bonus(const chain *c, sieve_speculate_result *result, int64_t *token)
   int rc = sieve_filter_rule(c->rule, target_row(s, s->n_draft), s->vocab, &s->target_params,
                              c->engine, c->p, NULL);
   if (rc == 0)
-    rc = sieve_uniform(&key, &result->u);
+    rc = sieve__rule_uniform(c->rule, &key, &result->u);
   if (rc == 0)
     rc = sieve__draw_logprobs(c->p, s->vocab, result->u, token, &result->draw_margin);
   result->residual_mass = NAN;
@@ -198,7 +198,7 @@ int sieve_speculate_draft(const sieve_rule *rule, const sieve_speculation *spec,
     rc = sieve_filter_rule(rule, draft_row(spec, j), spec->vocab, &spec->draft_params, engine,
                            logprobs, NULL);
     if (rc == 0)
-      rc = sieve_uniform(&key, &u);
+      rc = sieve__rule_uniform(rule, &key, &u);
     if (rc == 0)
       rc = sieve__draw_logprobs(logprobs, spec->vocab, u, &tokens[j], NULL);
   }

@@ -104,7 +104,7 @@ def judge_mutant(name, entry, precision, fixtures, result):
         "distribution/") or i in separated]
     missed = [i for i in must if got.get(i, {}).get("outcome") not in ("fail", "error")]
     failed = [c for c in got.values() if c["outcome"] in ("fail", "error")
-              and not c["id"].startswith("distribution/")]
+              and not c["id"].startswith(("distribution/", "speculative-distribution/"))]
     unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if name not in c.get("causes", [])]
     ops = {c["id"]: c["request"]["op"] for c in fixtures["cases"]}
     passing = sorted(i for i in separated if ops[i] != "validate"
@@ -762,6 +762,40 @@ def diff_speculative(sieve, mutants):
           wrong.stdout[-400:])
 
 
+def speculative_statistics(sieve):
+    """The speculative-distribution suite passes a faithful verifier with its own generator
+    (the oracle's draw=own rule and a Python one) and fails each known bug, every failed case
+    naming it; the power table of STATISTICS.md is the one sieve computes."""
+    fake = HERE / "fakes" / "own_speculate.py"
+    for impl, bug in ((f"rule:draw=own", None), (f"exec:{sys.executable} {fake} rule", None),
+                      *((f"exec:{sys.executable} {fake} {b}", b) for b in SPECDIST_BUGS)):
+        status, report, err = run(sieve, impl, "--suite", "speculative-distribution", "--jobs",
+                                  "4")
+        cases = report["cases"] if report else []
+        failed = [c for c in cases if c["outcome"] != "pass"]
+        unnamed = [c["id"] for c in failed if c.get("causes") != [bug]]
+        if bug is None:
+            check(f"{impl} passes the speculative-distribution suite ({len(cases)} cases)",
+                  status == 0 and len(cases) == 5 and not failed, f"exit {status} {failed[:1]}")
+        else:
+            check(f"own-generator bug {bug} fails the speculative-distribution suite, each failed "
+                  f"case naming only [{bug}]", status == 1 and failed and not unnamed,
+                  f"exit {status}, {len(failed)} failed, not naming it: {unnamed[:2]} {err[-200:]}")
+    table = subprocess.run([sieve, "explain", "speculative-distribution", "--markdown"],
+                           capture_output=True, text=True).stdout
+    doc = (HERE.parent.parent / "harness" / "STATISTICS.md").read_text()
+    check("harness/STATISTICS.md holds the power table sieve explain computes", table and table in doc,
+          "regenerate it: sieve explain speculative-distribution --markdown")
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    weak = [b for i, b in enumerate(SPECDIST_BUGS)
+            if not any(r.split("|")[i + 2].strip().startswith("1 - ") for r in rows)]
+    check("every known bug has a speculative-distribution case of power 1 - 1e-4 or more against it",
+          rows and not weak, f"weak against {weak}")
+
+
+SPECDIST_BUGS = ("spec-q-raw", "spec-draft-bf16", "spec-token-match", "spec-no-bonus")
+
+
 def engines_md_current(sieve):
     root = HERE.parent.parent
     with tempfile.TemporaryDirectory() as tmp:
@@ -931,6 +965,7 @@ def main():
     explain_speculative(sieve, mutants)
     progress_in_a_log(sieve)
     diff_speculative(sieve, mutants)
+    speculative_statistics(sieve)
     selection_and_replay(sieve, mutants)
     engines_check_fails_when_it_should(sieve)
     engines_md_current(sieve)
