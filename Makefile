@@ -268,4 +268,5 @@ clean:
 # (harness/adapters/engines/README.md).
 include $(ROOT)/harness/adapters/engines/engines.mk
 
--include $(ORACLE_OBJ:.o=.d) $(HARNESS_LIB_OBJ:.o=.d) $(SUITE_OBJ:.o=.d)
+-include $(ORACLE_OBJ:.o=.d) $(HARNESS_LIB_OBJ:.o=.d) $(SUITE_OBJ:.o=.d) \
+  $(BUILD)/obj/harness/main.d

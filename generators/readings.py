@@ -88,12 +88,16 @@ READINGS = (
     Reading("decode-missing-plus-one", "position", "000:59", "the decode position is "
             "seqlen_k - seqlen_q, without the + 1", ("position",)),
     # Speculative verification (oracle/SPEC.md, "Speculative decoding").
-    Reading("spec-accept-le", "speculate", "000:52", "the accept test accepts when u * q <= p "
-            "instead of u * q < p, so p = q = 0 (or u = 0 with p = 0) accepts", ("speculate",)),
-    Reading("spec-q-zero-rejects", "speculate", "000:52", "a draft token the draft's own filter "
-            "removed (q = 0) is rejected instead of accepted", ("speculate",)),
-    Reading("spec-q-raw", "speculate", "000:52", "q is the draft's raw softmax (temperature 1, "
-            "no top-p or top-k), not the distribution it was sampled from", ("speculate",)),
+    Reading("spec-accept-le", "spec_accept", "000:52", "the accept test is inclusive, u <= p / q "
+            "(transformers' r_i <= p_i / q_i, vLLM's target / draft >= uniform), instead of "
+            "u * q < p, so u = 0 accepts a token the target removes (p = 0)", ("speculate",),
+            "spec_accept=le"),
+    Reading("spec-q-zero-rejects", "spec_q_zero", "000:52", "a draft token the draft's own "
+            "filter removed (q = 0) is rejected instead of accepted (vLLM's draft_prob > 0 "
+            "guard)", ("speculate",), "spec_q_zero=reject"),
+    Reading("spec-q-raw", "spec_q", "000:52", "q is the draft's raw softmax (temperature 1, "
+            "no top-p or top-k), not the distribution it was sampled from", ("speculate",),
+            "spec_q=raw"),
     Reading("spec-accept-case-0", "speculate", "000:52", "the accept test reuses the case-0 "
             "uniform instead of case 2", ("speculate",)),
     Reading("spec-resample-case-0", "speculate", "000:52", "the new sample after a rejection "
@@ -146,6 +150,12 @@ READINGS = (
          "temperature only, before top-p and top-k", ("sample",)),
         ("logprobs=raw", "000:70-72", "the returned logprob and top_logprobs are the "
          "log-softmax of the raw logits (before temperature and the filters)", ("sample",)),
+        ("spec_empty_residual=first_token", "000:52", "after a rejection whose residual "
+         "max(p - q, 0) is 0 everywhere, token 0 is committed whether p keeps it or not (vLLM's "
+         "argmax over an all-zero residual)", ("speculate",)),
+        ("spec_empty_residual=last_token", "000:52", "after a rejection whose residual "
+         "max(p - q, 0) is 0 everywhere, the vocabulary's last token is committed whether p "
+         "keeps it or not (SGLang's fallback)", ("speculate",)),
     ))
 BY_NAME = {r.name: r for r in READINGS}
 BY_RULE = {r.rule: r for r in READINGS if r.rule}
@@ -447,6 +457,10 @@ def _residual_draw(p: torch.Tensor, q: torch.Tensor, u: float, reading, drawn) -
         return draw(p, u, None)
     clamped = torch.clamp(p - q, min=0.0)
     r = p - q if reading == "spec-residual-unclamped" else clamped
+    if float(clamped.sum()) == 0.0 and reading == "spec_empty_residual=first_token":
+        return 0
+    if float(clamped.sum()) == 0.0 and reading == "spec_empty_residual=last_token":
+        return len(p) - 1
     if float(clamped.sum()) == 0.0:
         return draw(p, u, drawn)
     cdf = r.cumsum(0)
@@ -479,7 +493,10 @@ def speculate(target_rows, tokens, draft_rows, tp: ref.Params, dp: ref.Params, s
         u = uniform(seed, (pos + j) & mask, 0 if reading == "spec-accept-case-0" else 2, "main",
                     hashed)
         px, qx = float(p[x]), float(q[x])
-        ok = (u * qx <= px) if reading == "spec-accept-le" else (u * qx < px)
+        # The inclusive test as engines write it, a division: +inf at q = 0, NaN (rejects) at
+        # p = q = 0.
+        inclusive = px > 0 if qx == 0 else u <= px / qx
+        ok = inclusive if reading == "spec-accept-le" else (u * qx < px)
         if reading == "spec-q-zero-rejects" and qx == 0:
             ok = False
         ratio = 0.0 if px == 0 else math.inf if qx == 0 else px / qx

@@ -632,6 +632,125 @@ static mask probe_draw(prober *pr) {
   return same == n ? ONE(DRAW, HASH) : ONE(DRAW, OWN);
 }
 
+/* ------------------------------------------------------------ speculate */
+
+/* One speculative step as answered: the first test's outcome, u and ratio, and the first
+ * committed token. */
+typedef struct spec_answer {
+  int accepted;
+  double u, ratio;
+  int64_t token;
+} spec_answer;
+
+/* Asks one chain of one draft; -1 when not offered, not answered or answered without them. */
+static int speculated(prober *pr, const char *request, spec_answer *out) {
+  cJSON *answer = offers(pr, "speculate") ? ask(pr, request) : NULL;
+  const cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "steps"), 0);
+  const cJSON *accepted = cJSON_GetObjectItemCaseSensitive(step, "accepted");
+  const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "u");
+  const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(step, "ratio");
+  const cJSON *token = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "tokens"), 0);
+  int ok = cJSON_IsBool(accepted) && cJSON_IsNumber(u) && cJSON_IsNumber(token);
+  if (answer && !ok)
+    garbage(pr, answer, "steps[0].accepted, steps[0].u and tokens[0]");
+  if (ok) {
+    pr->in_a_row = 0;
+    *out = (spec_answer){cJSON_IsTrue(accepted), u->valuedouble,
+                         cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN,
+                         (int64_t)token->valuedouble};
+  }
+  cJSON_Delete(answer);
+  return ok ? 0 : -1;
+}
+
+/* The seed whose accept test at `position` draws u = 0 exactly from the hash (seed 000:45-47:
+ * combined = 0). */
+static uint64_t seed_of_u_zero(uint64_t position) {
+  uint64_t seq = (position * 3 + SIEVE_CASE_ACCEPT) * SIEVE_HASH_GOLDEN;
+  return 0 - (seq ^ (seq << 13));
+}
+
+/* u = 0 on a draft the target's top_k 3 removes (p = 0 < q = 0.25): 0 * q < 0 rejects,
+ * 0 <= 0 / q accepts. Only the hash's u is 0 here; another generator leaves the axis open. */
+static mask probe_spec_accept(prober *pr) {
+  char request[512];
+  snprintf(request, sizeof request,
+           "{\"op\":\"speculate\",\"seed\":\"%llu\",\"position\":5,\"target\":{\"rows\":"
+           "[[2,1.5,1,-1],[2,1.5,1,-1]],\"params\":{\"temperature\":1,\"top_k\":3}},"
+           "\"draft\":{\"tokens\":[3],\"rows\":[[1,1,1,1]],\"params\":{\"temperature\":1}}}",
+           (unsigned long long)seed_of_u_zero(5));
+  spec_answer a;
+  if (speculated(pr, request, &a) != 0)
+    return ALL(SPEC_ACCEPT);
+  note(pr, SIEVE_AXIS_SPEC_ACCEPT, "u %.17g on a draft the target removes (p = 0): %s", a.u,
+       a.accepted ? "accepted" : "rejected");
+  if (a.u != 0.0)
+    return ALL(SPEC_ACCEPT);
+  return a.accepted ? ONE(SPEC_ACCEPT, LE) : ONE(SPEC_ACCEPT, LT);
+}
+
+/* The draft's top_k 3 removes token 0 (q = 0; its raw q is 0.02 < p = 0.44, so a raw q
+ * accepts too, whatever u). */
+static mask probe_spec_q_zero(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"speculate\",\"seed\":\"7\",\"position\":3,\"target\":{\"rows\":"
+      "[" MAT_ROW "," MAT_ROW "],\"params\":{\"temperature\":1}},\"draft\":{\"tokens\":[0],"
+      "\"rows\":[[-1,2,1.5,1,0.5,0]],\"params\":{\"temperature\":1,\"top_k\":3}}}";
+  spec_answer a;
+  if (speculated(pr, request, &a) != 0)
+    return ALL(SPEC_Q_ZERO);
+  note(pr, SIEVE_AXIS_SPEC_Q_ZERO, "a draft its own top_k removes (q = 0, p = 0.44): %s",
+       a.accepted ? "accepted" : "rejected");
+  return a.accepted ? ONE(SPEC_Q_ZERO, ACCEPT) : ONE(SPEC_Q_ZERO, REJECT);
+}
+
+static const float spec_draft_row[6] = {1.0f, 2.0f, 1.5f, 0.5f, 0.0f, -1.0f};
+
+/* Draft T 0.5 top_k 3: the reported p / q of draft 1 is p over its processed q (0.665) or over
+ * its raw softmax. */
+static mask probe_spec_q(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"speculate\",\"seed\":\"7\",\"position\":3,\"target\":{\"rows\":"
+      "[" MAT_ROW "," MAT_ROW "],\"params\":{\"temperature\":1}},\"draft\":{\"tokens\":[1],"
+      "\"rows\":[[1,2,1.5,0.5,0,-1]],\"params\":{\"temperature\":0.5,\"top_k\":3}}}";
+  const sieve_params target = {1.0, 1.0, -1}, draft = {0.5, 1.0, 3}, raw = {1.0, 1.0, -1};
+  double p[6], q[6], q_raw[6];
+  spec_answer a;
+  if (speculated(pr, request, &a) != 0)
+    return ALL(SPEC_Q);
+  sieve_filter(mat_row, 6, &target, NULL, p, NULL);
+  sieve_filter(spec_draft_row, 6, &draft, NULL, q, NULL);
+  sieve_filter(spec_draft_row, 6, &raw, NULL, q_raw, NULL);
+  double processed = exp(p[1] - q[1]), unfiltered = exp(p[1] - q_raw[1]);
+  note(pr, SIEVE_AXIS_SPEC_Q,
+       "p / q of a draft at T 0.5 top_k 3: %.6f (processed q %.6f, raw q "
+       "%.6f)",
+       a.ratio, processed, unfiltered);
+  mask m = fabs(a.ratio - processed) <= 1e-4 * processed ? ONE(SPEC_Q, PROCESSED) : 0;
+  return m | (fabs(a.ratio - unfiltered) <= 1e-4 * unfiltered ? ONE(SPEC_Q, RAW) : 0);
+}
+
+/* Equal rows with top_k 3 on both sides and a draft both remove (p = q = 0): the strict test
+ * rejects it and max(p - q, 0) is 0 everywhere; the rule draws from p's {1, 2, 3}. */
+static mask probe_spec_empty_residual(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"speculate\",\"seed\":\"31\",\"position\":31,\"target\":{\"rows\":"
+      "[[-3,2,1.5,1,0.3,-2],[-3,2,1.5,1,0.3,-2]],\"params\":{\"temperature\":1,\"top_k\":3}},"
+      "\"draft\":{\"tokens\":[4],\"rows\":[[-3,2,1.5,1,0.3,-2]],\"params\":{\"temperature\":1,"
+      "\"top_k\":3}}}";
+  spec_answer a;
+  if (speculated(pr, request, &a) != 0)
+    return ALL(SPEC_EMPTY_RESIDUAL);
+  note(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, "p = q with the draft removed by both: %s, token %lld",
+       a.accepted ? "accepted" : "rejected", (long long)a.token);
+  if (a.accepted)
+    return ALL(SPEC_EMPTY_RESIDUAL);
+  return a.token == 0                   ? ONE(SPEC_EMPTY_RESIDUAL, FIRST_TOKEN)
+         : a.token == 5                 ? ONE(SPEC_EMPTY_RESIDUAL, LAST_TOKEN)
+         : a.token >= 1 && a.token <= 3 ? ONE(SPEC_EMPTY_RESIDUAL, TARGET)
+                                        : 0;
+}
+
 /* In axis order: a probe may read the verdicts of the axes before it (top-p not applied). */
 static mask (*const probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_RANK_KEY] = probe_rank_key,
@@ -648,6 +767,10 @@ static mask (*const probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_TOPP_ONE] = probe_topp_one,
     [SIEVE_AXIS_LOGPROBS] = probe_logprobs,
     [SIEVE_AXIS_DRAW] = probe_draw,
+    [SIEVE_AXIS_SPEC_ACCEPT] = probe_spec_accept,
+    [SIEVE_AXIS_SPEC_Q_ZERO] = probe_spec_q_zero,
+    [SIEVE_AXIS_SPEC_Q] = probe_spec_q,
+    [SIEVE_AXIS_SPEC_EMPTY_RESIDUAL] = probe_spec_empty_residual,
 };
 
 int sieve_fingerprint_has_probe(int axis) {
@@ -716,7 +839,7 @@ static void print_text(const prober *pr, const char *impl, const cJSON *hello,
   if (*sieve_case_str(hello, "unavailable"))
     printf("unavailable: %s\n", sieve_case_str(hello, "unavailable"));
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
-    printf("%-17s %-22s %s\n", sieve_axis_name(a), found_text(pr, a, value, sizeof value),
+    printf("%-19s %-22s %s\n", sieve_axis_name(a), found_text(pr, a, value, sizeof value),
            pr->note[a]);
   int any_told = 0, any = 0;
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++)

@@ -177,7 +177,7 @@ static int print_profiles(int argc, char **argv) {
       cJSON_AddStringToObject(choice, "source", p->why[a].source ? p->why[a].source : "");
       cJSON_AddBoolToObject(choice, "confirmed", p->why[a].confirmed);
       if (!json)
-        printf("  %-17s %-12s %s%s\n", sieve_axis_name(a), value,
+        printf("  %-19s %-12s %s%s\n", sieve_axis_name(a), value,
                p->why[a].confirmed ? "" : "unconfirmed: ", p->why[a].source);
     }
     cJSON_AddItemToArray(all, one);

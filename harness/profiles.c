@@ -32,7 +32,15 @@ const engine_profile profiles[] = {
       A(TOP_K_MINUS_ONE) = SEEN("seed 000:32 (-1 is off)"),
       A(TOPP_ONE) = SEEN("seed 000:17 (top_p = 1 removes nothing)"),
       A(LOGPROBS) = SEEN("seed 000:70-72, fused_sample.py:51-52"),
-      A(DRAW) = SEEN("seed 000:34-50, random_sampling.py:17-20")}},
+      A(DRAW) = SEEN("seed 000:34-50, random_sampling.py:17-20"),
+      A(SPEC_ACCEPT) = SEEN("seed 000:52 names case 2 for the accept test; u * q < p is our "
+                            "reading (oracle/SPEC.md, Speculative decoding)"),
+      A(SPEC_Q_ZERO) = SEEN(
+          "our reading: the test without a division accepts q = 0 when p > 0 (oracle/SPEC.md)"),
+      A(SPEC_Q) = SEEN("our reading: q is the processed draft row the draft was drawn from (seed "
+                       "000:59, dflash.py:329)"),
+      A(SPEC_EMPTY_RESIDUAL) =
+          SEEN("our reading: a residual of total 0 is drawn from p (oracle/SPEC.md)")}},
     {"numpy-002",
      "the NumPy sampler of seed 002 (Hugging Face order)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -57,7 +65,11 @@ const engine_profile profiles[] = {
       A(TOP_K_MINUS_ONE) = UNCONFIRMED("seed 002 does not say what a negative top_k does"),
       A(TOPP_ONE) = SEEN("seed 002:99 (top_p >= 1 returns the logits)"),
       A(LOGPROBS) = UNCONFIRMED("seed 002 returns no logprobs"),
-      A(DRAW) = SEEN("seed 002:18, 002:140 (rng.random)")}},
+      A(DRAW) = SEEN("seed 002:18, 002:140 (rng.random)"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("seed 002 has no speculative decoding"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("seed 002 has no speculative decoding"),
+      A(SPEC_Q) = UNCONFIRMED("seed 002 has no speculative decoding"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 002 has no speculative decoding")}},
     {"vllm",
      "vLLM v1, its PyTorch sampler (vllm-project/vllm v0.19.0, 2a69949)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -70,7 +82,10 @@ const engine_profile profiles[] = {
       .temperature_floor = SIEVE_TEMPERATURE_FLOOR_CENTI,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .logprobs = SIEVE_LOGPROBS_RAW,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .spec_accept = SIEVE_SPEC_ACCEPT_LE,
+      .spec_q_zero = SIEVE_SPEC_Q_ZERO_REJECT,
+      .spec_empty_residual = SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN},
      {A(RANK_KEY) = SEEN("apply_top_k_top_p_pytorch: logits.sort(); run: (0,-1000,-2000,-1500) "
                          "top_k 3 keeps {0,1,3}"),
       A(TOPP_SCOPE) = SEEN("vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p_pytorch: "
@@ -92,7 +107,16 @@ const engine_profile profiles[] = {
                          "of 32000 kept"),
       A(LOGPROBS) = SEEN("vllm/v1/sample/sampler.py: logprobs_mode defaults to raw_logprobs"),
       A(DRAW) = SEEN("topk_topp_sampler.py random_sample: exponential race on torch "
-                     "generators")}},
+                     "generators"),
+      A(SPEC_ACCEPT) =
+          SEEN("vllm/v1/sample/rejection_sampler.py rejection_random_sample_kernel: target_prob / "
+               "draft_prob >= uniform_prob (2a69949, read: Triton, not run here)"),
+      A(SPEC_Q_ZERO) = SEEN("same: draft_prob > 0 and ..., so q = 0 rejects"),
+      A(SPEC_Q) = SEEN("same: the draft_probs the proposer drew from; NO_DRAFT_PROBS drafts "
+                       "(argmax proposers) have q = 1"),
+      A(SPEC_EMPTY_RESIDUAL) =
+          SEEN("same: sample_recovered_tokens_kernel takes the argmax of max(p - q, 0) / "
+               "exponential; recovered_id starts at 0 and an all-zero row keeps the first index")}},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
      {.topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
@@ -101,7 +125,8 @@ const engine_profile profiles[] = {
       .t0 = SIEVE_T0_TOPK1,
       .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
       .logprobs = SIEVE_LOGPROBS_SCALED,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .spec_empty_residual = SIEVE_SPEC_EMPTY_RESIDUAL_LAST_TOKEN},
      {A(RANK_KEY) = SEEN(
           "top_k_top_p_min_p_sampling_from_probs_torch: probs.sort() of the float32 probabilities"),
       A(TOPP_SCOPE) = SEEN("python/sglang/srt/layers/sampler.py "
@@ -124,7 +149,17 @@ const engine_profile profiles[] = {
                          "of 32000 kept on a peaked row (torch's float32 softmax and cumsum)"),
       A(LOGPROBS) = SEEN("sampler.py Sampler.forward: torch.log(probs) after temperature, before "
                          "the filters (SGLANG_RETURN_ORIGINAL_LOGPROB gives raw)"),
-      A(DRAW) = SEEN("sampler.py: multinomial_with_seed")}},
+      A(DRAW) = SEEN("sampler.py: multinomial_with_seed"),
+      A(SPEC_ACCEPT) =
+          SEEN("python/sglang/kernels/ops/speculative/reject_sampling.py "
+               "speculative_sampling_classic_kernel: coin * q < p (15a4398, read: Triton, not run "
+               "here); the EAGLE tree kernel tree_speculative_sampling_target_only tests greedy "
+               "drafts with coin <= prob_acc / threshold_acc"),
+      A(SPEC_Q_ZERO) = SEEN("same: coin * 0 < p accepts a draft the target keeps"),
+      A(SPEC_Q) = UNCONFIRMED("the kernel takes DraftProbs as the drafter gives them; which q the "
+                              "drafters pass was not read"),
+      A(SPEC_EMPTY_RESIDUAL) = SEEN("same: final_token = VOCAB_SIZE - 1 when the residual's "
+                                    "running sum never exceeds coin_final * norm_sum = 0")}},
     {"hf-transformers",
      "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -136,7 +171,8 @@ const engine_profile profiles[] = {
       .t0 = SIEVE_T0_REJECT,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .spec_accept = SIEVE_SPEC_ACCEPT_LE},
      {A(RANK_KEY) = SEEN("logits_process.py: TopKLogitsWarper torch.topk(scores), TopPLogitsWarper "
                          "torch.sort(scores)"),
       A(TOPP_SCOPE) = SEEN("src/transformers/generation/utils.py _get_logits_processor: "
@@ -157,7 +193,19 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("_get_logits_processor: no TopPLogitsWarper at top_p 1"),
       A(LOGPROBS) = SEEN("none by default; compute_transition_scores(normalize_logits=True) "
                          "gives the processed logprobs"),
-      A(DRAW) = SEEN("utils.py _sample: torch.multinomial")}},
+      A(DRAW) = SEEN("utils.py _sample: torch.multinomial"),
+      A(SPEC_ACCEPT) =
+          SEEN("src/transformers/generation/utils.py _speculative_sampling: is_accepted = r_i <= "
+               "probability_ratio (c49429e, run: its u = 0 cases fail as [spec-accept-le])"),
+      A(SPEC_Q_ZERO) = SEEN("same: p_i / q_i is inf at q = 0, and r_i <= inf accepts (read)"),
+      A(SPEC_Q) = SEEN(
+          "candidate_generator.py AssistedCandidateGenerator returns assistant_output.scores, the "
+          "processed logits it drew from (c49429e, read); its DFlashTokenCandidateGenerator and "
+          "MTPCandidateGenerator return raw logits instead (transformers#47932)"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED(
+          "_speculative_sampling divides clamp(p - q, 0) by its sum, 0 here, and torch.multinomial "
+          "rejects the NaN row: an error, which no value of this axis is (c49429e, read; torch "
+          "1.13 here raises on that row, run)")}},
     {"transformers.js",
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -187,7 +235,15 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("not applied, so top_p = 1 removes nothing"),
       A(LOGPROBS) = SEEN("MultinomialSampler.sample returns log(softmax over the top k of the "
                          "scaled logits)"),
-      A(DRAW) = SEEN("src/utils/random.js _weightedIndex, its own generator")}},
+      A(DRAW) = SEEN("src/utils/random.js _weightedIndex, its own generator"),
+      A(SPEC_ACCEPT) =
+          UNCONFIRMED("no speculative verification in its generation loop (not read further)"),
+      A(SPEC_Q_ZERO) =
+          UNCONFIRMED("no speculative verification in its generation loop (not read further)"),
+      A(SPEC_Q) =
+          UNCONFIRMED("no speculative verification in its generation loop (not read further)"),
+      A(SPEC_EMPTY_RESIDUAL) =
+          UNCONFIRMED("no speculative verification in its generation loop (not read further)")}},
     {"sglang-004",
      "SGLang as seed 004 describes it",
      {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
@@ -210,7 +266,11 @@ const engine_profile profiles[] = {
       A(TOP_K_MINUS_ONE) = SEEN("seed 004:165 (k <= 0 is no filter)"),
       A(TOPP_ONE) = UNCONFIRMED("seed 004 does not say what top_p = 1 does"),
       A(LOGPROBS) = UNCONFIRMED("seed 004 does not say which logprobs are returned"),
-      A(DRAW) = SEEN("seed 004:297 (multinomial_sample)")}},
+      A(DRAW) = SEEN("seed 004:297 (multinomial_sample)"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("seed 004 has no speculative decoding"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("seed 004 has no speculative decoding"),
+      A(SPEC_Q) = UNCONFIRMED("seed 004 has no speculative decoding"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 004 has no speculative decoding")}},
     {"llama.cpp",
      "llama.cpp's default sampler chain (ggml-org/llama.cpp, tag v0.4.0 as node-llama-cpp 3.21.1 "
      "bundles it)",
@@ -245,7 +305,14 @@ const engine_profile profiles[] = {
                          "the kept candidates at their final logits (tools/server returns these "
                          "with post_sampling_probs; without it, its default, the softmax of the "
                          "raw logits)"),
-      A(DRAW) = SEEN("llama_sampler_dist_apply: std::mt19937")}},
+      A(DRAW) = SEEN("llama_sampler_dist_apply: std::mt19937"),
+      A(SPEC_ACCEPT) =
+          UNCONFIRMED("the library's sampler chain run here has no speculative verifier"),
+      A(SPEC_Q_ZERO) =
+          UNCONFIRMED("the library's sampler chain run here has no speculative verifier"),
+      A(SPEC_Q) = UNCONFIRMED("the library's sampler chain run here has no speculative verifier"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED(
+          "not read: the library's sampler chain run here has no speculative verifier")}},
     {"mlx-lm",
      "MLX-LM make_sampler (ml-explore/mlx-lm)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -275,7 +342,18 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("make_sampler: top-p only when 0 < top_p < 1"),
       A(LOGPROBS) = SEEN("generate.py generate_step: logits - logsumexp(logits), before the "
                          "sampler"),
-      A(DRAW) = SEEN("mx.random.categorical")}},
+      A(DRAW) = SEEN("mx.random.categorical"),
+      A(SPEC_ACCEPT) =
+          UNCONFIRMED("not read; mlx-lm#1085 describes its MTP verifier as an exact match "
+                      "(verify_pred == draft_tok), which has no accept test of p and q"),
+      A(SPEC_Q_ZERO) =
+          UNCONFIRMED("not read; mlx-lm#1085 describes its MTP verifier as an exact match "
+                      "(verify_pred == draft_tok), which has no accept test of p and q"),
+      A(SPEC_Q) = UNCONFIRMED("not read; mlx-lm#1085 describes its MTP verifier as an exact match "
+                              "(verify_pred == draft_tok), which has no accept test of p and q"),
+      A(SPEC_EMPTY_RESIDUAL) =
+          UNCONFIRMED("not read; mlx-lm#1085 describes its MTP verifier as an exact match "
+                      "(verify_pred == draft_tok), which has no accept test of p and q")}},
     {"ollama",
      "Ollama's Go sampler (ollama/ollama sample/, f63eea3; removed in 9db4bdb, after which GGML "
      "models use llama.cpp's chain)",
@@ -306,7 +384,11 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("sample/transforms.go topP: p == 1 returns"),
       A(LOGPROBS) = SEEN("runner/common/logprob.go CalculateLogprobs: log-softmax of the raw "
                          "logits"),
-      A(DRAW) = SEEN("sample/samplers.go: rand/v2 PCG")}},
+      A(DRAW) = SEEN("sample/samplers.go: rand/v2 PCG"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("its speculative decoding was not read"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("its speculative decoding was not read"),
+      A(SPEC_Q) = UNCONFIRMED("its speculative decoding was not read"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read")}},
     {"tensorrt-llm",
      "TensorRT-LLM's PyTorch TorchSampler on its FlashInfer path (NVIDIA/TensorRT-LLM; the "
      "default sampler_type=auto)",
@@ -343,7 +425,11 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("sampling_utils.py: top-p only when top_p < 1"),
       A(LOGPROBS) = UNCONFIRMED("raw per the API docs and PR #9675 (logprobs_mode "
                                 "LogprobMode.RAW); the enum's own file was not read"),
-      A(DRAW) = SEEN("FlashInfer's Philox generator")}},
+      A(DRAW) = SEEN("FlashInfer's Philox generator"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("its speculative decoding was not read"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("its speculative decoding was not read"),
+      A(SPEC_Q) = UNCONFIRMED("its speculative decoding was not read"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read")}},
     {"flashinfer-top-k-first",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
      "(flashinfer-ai/flashinfer)",
@@ -374,7 +460,11 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("sampling.cuh: the kernel still runs at top_p = 1, comparing a float32 "
                          "sum with 1.0f"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
-      A(DRAW) = SEEN("curand Philox, rejection sampling")}},
+      A(DRAW) = SEEN("curand Philox, rejection sampling"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(SPEC_Q) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run")}},
     {"flashinfer-joint",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=joint "
      "(flashinfer-ai/flashinfer)",
@@ -399,7 +489,11 @@ const engine_profile profiles[] = {
       A(TOPP_ONE) = SEEN("sampling.cuh: the kernel compares a float32 sum with 1.0f at "
                          "top_p = 1"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
-      A(DRAW) = SEEN("curand Philox, rejection sampling")}},
+      A(DRAW) = SEEN("curand Philox, rejection sampling"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(SPEC_Q) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run")}},
     {NULL, NULL, {0}, {{NULL, 0}}},
 };
 
@@ -412,18 +506,17 @@ const engine_profile *profile_find(const char *name) {
 
 /* "no value 'lt' of boundary (gt, ge)". */
 static void no_value(int axis, const char *value, char *err, size_t len) {
-  size_t at = (size_t)snprintf(err, len, "--rule: no value '%s' of %s (", value,
-                               sieve_axis_name(axis));
+  size_t at =
+      (size_t)snprintf(err, len, "--rule: no value '%s' of %s (", value, sieve_axis_name(axis));
   for (int v = 0; v < sieve_axis_values(axis) && at < len; v++)
-    at += (size_t)snprintf(err + at, len - at, "%s%s", v ? ", " : "",
-                           sieve_axis_value_name(axis, v));
+    at +=
+        (size_t)snprintf(err + at, len - at, "%s%s", v ? ", " : "", sieve_axis_value_name(axis, v));
   if (at < len)
     snprintf(err + at, len - at, ")");
 }
 
 /* One "axis=value" of `len` characters onto the rule. */
-static int parse_choice(const char *text, size_t len, sieve_rule *rule, char *err,
-                        size_t err_len) {
+static int parse_choice(const char *text, size_t len, sieve_rule *rule, char *err, size_t err_len) {
   char choice[96];
   snprintf(choice, sizeof choice, "%.*s", (int)len, text);
   char *eq = strchr(choice, '=');

@@ -126,7 +126,11 @@ typedef struct sieve_engine {
   X(TOP_K_MINUS_ONE, top_k_minus_one, "what an explicit top_k = -1 means")             \
   X(TOPP_ONE, topp_one, "what top_p = 1 does when a top-k is set")                     \
   X(LOGPROBS, logprobs, "the logprob sample returns")                                  \
-  X(DRAW, draw, "how the token is drawn")
+  X(DRAW, draw, "how the token is drawn")                                              \
+  X(SPEC_ACCEPT, spec_accept, "the accept test of a draft token")                      \
+  X(SPEC_Q_ZERO, spec_q_zero, "a draft token its own draft row removed (q = 0)")       \
+  X(SPEC_Q, spec_q, "the q of the accept test and the residual")                       \
+  X(SPEC_EMPTY_RESIDUAL, spec_empty_residual, "a rejection whose max(p - q, 0) is all 0")
 
 #define SIEVE_RANK_KEY_VALUES(V)                                                                 \
   V(RANK_KEY, PROBABILITY, "probability", "the float64 probability: tokens whose probability "   \
@@ -198,6 +202,25 @@ typedef struct sieve_engine {
 #define SIEVE_DRAW_VALUES(V)                                                            \
   V(DRAW, HASH, "hash", "the hash uniform and inverse CDF of seed 000")                \
   V(DRAW, OWN, "own", "a generator of the engine's own")
+
+#define SIEVE_SPEC_ACCEPT_VALUES(V)                                                     \
+  V(SPEC_ACCEPT, LT, "lt", "accepted when u * q < p (u < p / q)")                       \
+  V(SPEC_ACCEPT, LE, "le", "accepted when u * q <= p (u <= p / q, or p / q >= u)")
+
+#define SIEVE_SPEC_Q_ZERO_VALUES(V)                                                     \
+  V(SPEC_Q_ZERO, ACCEPT, "accept", "accepted when the target keeps it (p / q is +inf)")  \
+  V(SPEC_Q_ZERO, REJECT, "reject", "rejected (a guard q > 0 before the test)")
+
+#define SIEVE_SPEC_Q_VALUES(V)                                                          \
+  V(SPEC_Q, PROCESSED, "processed", "the draft row after its own temperature, top-p and " \
+                                    "top-k: the q the draft was drawn from")              \
+  V(SPEC_Q, RAW, "raw", "the draft row's softmax at T = 1 with no filters")
+
+#define SIEVE_SPEC_EMPTY_RESIDUAL_VALUES(V)                                                  \
+  V(SPEC_EMPTY_RESIDUAL, TARGET, "target", "drawn from p")                                  \
+  V(SPEC_EMPTY_RESIDUAL, FIRST_TOKEN, "first_token", "token 0, whether p keeps it or not")  \
+  V(SPEC_EMPTY_RESIDUAL, LAST_TOKEN, "last_token", "the vocabulary's last token, whether p " \
+                                                   "keeps it or not")
 
 #define SIEVE__VALUE_ENUM(axis, value, name, what) SIEVE_##axis##_##value,
 #define SIEVE__AXIS_ENUM(AXIS, field, what) \

@@ -14,6 +14,9 @@
  * case 0, tag main, at t + n_draft. A greedy draft (no draft row) has q_j one-hot at x_j. The
  * seed names the cases and the tag, not which step takes which or the comparison: these are
  * our reading (SPEC.md, "Speculative decoding").
+ * Variants (the rule's spec_* axes, ENGINES.md): an inclusive test, q = 0 rejected, q read
+ * without the draft's filters, an empty residual drawn as token 0 or the last token; under
+ * draw = own every uniform of the chain is the own generator's.
  * Tie-break: u * q == p rejects (the test is strict).
  * Invariants: at most n_draft + 1 tokens are committed; a rejected token is never its own
  * replacement (p(x) <= u q(x) < q(x) gives r(x) = 0); a residual whose total is 0 (p <= q on
@@ -78,6 +81,16 @@ static int check_rows(const chain *c) {
   return rc;
 }
 
+/* u * q < p; under the rule's variants, u <= p / q as engines divide (spec_accept le: +inf at
+ * q = 0, NaN, so rejected, at p = q = 0), and q = 0 rejected (spec_q_zero reject). */
+static int accepts(const sieve_rule *rule, double u, double q, double p) {
+  if (q == 0.0 && rule->spec_q_zero == SIEVE_SPEC_Q_ZERO_REJECT)
+    return 0;
+  if (rule->spec_accept == SIEVE_SPEC_ACCEPT_LE)
+    return q == 0.0 ? p > 0.0 : u <= p / q;
+  return u * q < p;
+}
+
 /* The accept test of draft token j, on p and q of its position. */
 static int accept_test(const chain *c, size_t j, sieve_speculate_step *step) {
   const sieve_speculation *s = c->spec;
@@ -89,7 +102,7 @@ static int accept_test(const chain *c, size_t j, sieve_speculate_step *step) {
   step->ratio = step->p == 0.0 ? 0.0 : step->q == 0.0 ? INFINITY : step->p / step->q;
   step->margin =
       step->q == 0.0 || step->p == 0.0 ? INFINITY : fabs(step->u - step->ratio); /* exact */
-  step->accepted = step->u * step->q < step->p;
+  step->accepted = accepts(c->rule, step->u, step->q, step->p);
   return rc;
 }
 
@@ -106,7 +119,12 @@ static int resample(const chain *c, size_t j, sieve_speculate_result *result, in
   sieve_draw_key key = {s->seed, s->position + j, SIEVE_CASE_RESAMPLE, SIEVE_TAG_MAIN};
   int rc = sieve__rule_uniform(c->rule, &key, &result->u);
   result->residual_mass = mass;
-  if (rc == 0)
+  if (rc == 0 && mass == 0.0 && c->rule->spec_empty_residual != SIEVE_SPEC_EMPTY_RESIDUAL_TARGET) {
+    *token = c->rule->spec_empty_residual == SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN
+                 ? 0
+                 : (int64_t)s->vocab - 1;
+    result->draw_margin = INFINITY; /* no arithmetic decided it */
+  } else if (rc == 0)
     rc = sieve_draw(mass > 0.0 ? c->q : c->p, s->vocab, result->u, token, &result->draw_margin);
   return rc;
 }
@@ -126,13 +144,19 @@ static int bonus(const chain *c, sieve_speculate_result *result, int64_t *token)
   return rc;
 }
 
+/* The parameters q is read with: the draft's own, or under spec_q raw none (T = 1, no filters). */
+static const sieve_params *draft_params(const chain *c) {
+  static const sieve_params raw = {1.0, 1.0, -1};
+  return c->rule->spec_q == SIEVE_SPEC_Q_RAW ? &raw : &c->spec->draft_params;
+}
+
 static int run_chain(const chain *c, sieve_speculate_step *steps, int64_t *tokens,
                      sieve_speculate_result *result) {
   const sieve_speculation *s = c->spec;
   for (size_t j = 0; j < s->n_draft; j++) {
     int rc = processed(c, target_row(s, j), &s->target_params, c->p);
     if (rc == 0 && s->draft_logits)
-      rc = processed(c, draft_row(s, j), &s->draft_params, c->q);
+      rc = processed(c, draft_row(s, j), draft_params(c), c->q);
     if (rc == 0)
       rc = accept_test(c, j, &steps[j]);
     result->accepted = j;

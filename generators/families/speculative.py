@@ -71,6 +71,14 @@ def _tests(F, c):
                      f"The draft's top_k 1 removes token {token} (q = 0) while the target keeps "
                      "it (p > 0): the ratio is +inf and the draft is accepted.",
                      [PANEL, PANEL], [token], [PANEL], P(), P(1.0, 1.0, 1), seed=seed, pos=3))
+    kept3 = [-3.0, 2.0, 1.5, 1.0, 0.3, -2.0]
+    for seed in (31, 32):
+        out.append(c(f"{F}/empty-residual-is-drawn-from-p-seed-{seed}", "000:52",
+                     "Draft and target rows are equal with top_k 3 on both (p = q), and draft 4 is "
+                     "removed by both (p = q = 0): 0 < 0 is false, so it is rejected; "
+                     "max(p - q, 0) is 0 everywhere, and the replacement is drawn from p.",
+                     [kept3, kept3], [4], [kept3], P(1.0, 1.0, 3), P(1.0, 1.0, 3), seed=seed,
+                     pos=seed))
     for seed in range(40, 52):
         out.append(c(f"{F}/one-draft-seed-{seed}", "000:52",
                      "One draft from a draft row at another temperature: accepted when the case-2 "

@@ -586,6 +586,9 @@ MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
                ("topk-zero-is-off", "top_k_zero", "off"),
                ("raw-logprobs", "logprobs", "scaled"),
                ("mtp-offset-forgotten", "draw", "hash"),
+               ("spec-accept-le", "spec_accept", "le"),
+               ("spec-q-zero-rejects", "spec_q_zero", "reject"),
+               ("spec-q-raw", "spec_q", "raw"),
                ("mix-with-increment", "draw", "own"),
                ("cdf-probability-order", "draw", "own"),
                ("t0-argmax", "t0", "no value fits")]
@@ -610,7 +613,8 @@ def profile_axes(sieve):
 def blind_axes(rule):
     """The axes a profile's other choices hide from the probes: with top-p not applied its
     boundary, ties and the place of temperature do not show; when every tied token stays the
-    boundary does not; when T = 0 is rejected a negative T is rejected either way."""
+    boundary does not; when T = 0 is rejected a negative T is rejected either way; with a
+    generator of its own, u is never the 0 at which an inclusive accept test shows."""
     hidden = set()
     if rule["topp_scope"] == "ignored":
         hidden |= {"boundary", "topp_ties", "temperature_at"}
@@ -618,6 +622,8 @@ def blind_axes(rule):
         hidden.add("boundary")
     if rule["t0"] == "reject":
         hidden.add("t0_below")
+    if rule["draw"] == "own":
+        hidden.add("spec_accept")
     return hidden
 
 

@@ -427,7 +427,7 @@ static int accepts(double u, double p, double q) {
     return 0;
 #endif
 #ifdef MUTANT_SPEC_ACCEPT_LE
-  return u * q <= p;
+  return q == 0 ? p > 0 : u <= p / q; /* the division engines write: NaN at p = q = 0 rejects */
 #else
   return u * q < p;
 #endif
