@@ -179,6 +179,7 @@ endif
 test: all test-deps engines-deps $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS) \
   $(JUNIT_XSD)
 	sh $(ROOT)/suites/check_spec.sh
+	$(PYTHON) $(ROOT)/suites/check_spec_names.py
 	$(TESTS) --jobs 2
 	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000 \
 	  --f32-lib $(BUILD)/mutants-f32/libport-faithful.so

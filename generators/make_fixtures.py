@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -176,13 +177,27 @@ def read_retired(folder: Path):
             if line.strip() and not line.startswith("#")]
 
 
-def write_all(folder: Path, families, cases, previous):
+def committed_cases(folder: Path, root: Path = ROOT):
+    """The cases of the fixtures in git's HEAD: only their ids retire when they go, so a case
+    made and dropped again before a commit leaves no trace. Outside a git checkout (or for a
+    folder outside it) the file on disk stands in for HEAD."""
+    try:
+        rel = folder.resolve().relative_to(root.resolve())
+        shown = subprocess.run(["git", "-C", str(root), "show", f"HEAD:{rel / DATA}"],
+                               capture_output=True, text=True, check=True).stdout
+        return json.loads(shown)["cases"]
+    except (ValueError, OSError, KeyError, subprocess.CalledProcessError):
+        return load_cases(folder)
+
+
+def write_all(folder: Path, families, cases, committed):
+    """The three files, whole; the ids of `committed` cases that are gone are retired."""
     retired = read_retired(folder)
     new_ids = {c["id"] for c in cases}
     reused = new_ids & set(retired)
     if reused:
         raise SystemExit(f"make_fixtures: retired ids may not be reused: {sorted(reused)}")
-    gone = [c["id"] for c in previous if c["id"] not in new_ids and c["id"] not in retired]
+    gone = [c["id"] for c in committed if c["id"] not in new_ids and c["id"] not in retired]
     header = "# Case ids that were removed; they are never used again.\n"
     atomic_write({folder / RETIRED: header + "".join(f"{i}\n" for i in retired + gone),
                   folder / README: render_readme(families, cases),
@@ -257,7 +272,7 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     previous = load_cases(args.out)
     changes = semantic_diff(previous, cases)
-    write_all(args.out, families, cases, previous)
+    write_all(args.out, families, cases, committed_cases(args.out))
     for line in changes:
         print(line)
     print(f"make_fixtures: {len(cases)} cases in {len(families)} families; "

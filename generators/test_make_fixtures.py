@@ -76,5 +76,37 @@ class Interrupted(unittest.TestCase):
                 self.assertEqual(oct(os.stat(Path(out, name)).st_mode & 0o777), "0o644")
 
 
+
+class RetiredIds(unittest.TestCase):
+    """An id retires only when the case was in git's HEAD (make_fixtures.committed_cases)."""
+
+    def test_a_case_made_and_dropped_before_a_commit_does_not_retire_its_id(self):
+        sys.path.insert(0, str(HERE))
+        import make_fixtures as mf
+        with tempfile.TemporaryDirectory() as repo:
+            folder = Path(repo, "fixtures")
+            folder.mkdir()
+            case = lambda i: {"id": i, "family": "f", "suite": "s"}  # noqa: E731
+            Path(folder, mf.DATA).write_text('{"cases": [%s]}' % '{"id": "f/committed"}')
+            git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"]
+            subprocess.run(git[:3] + ["init", "-q"], check=True)
+            subprocess.run(git + ["add", "."], check=True)
+            subprocess.run(git + ["commit", "-qm", "fixtures"], check=True)
+            Path(folder, mf.DATA).write_text(
+                '{"cases": [{"id": "f/committed"}, {"id": "f/never-committed"}]}')
+            committed = mf.committed_cases(folder, Path(repo))
+            self.assertEqual([c["id"] for c in committed], ["f/committed"])
+            mf.write_all(folder, [], [case("f/kept")], committed)
+            self.assertEqual(mf.read_retired(folder), ["f/committed"])
+
+    def test_outside_a_git_checkout_the_file_on_disk_stands_in(self):
+        sys.path.insert(0, str(HERE))
+        import make_fixtures as mf
+        with tempfile.TemporaryDirectory() as out:
+            Path(out, mf.DATA).write_text('{"cases": [{"id": "f/on-disk"}]}')
+            self.assertEqual([c["id"] for c in mf.committed_cases(Path(out), Path(out))],
+                             ["f/on-disk"])
+
+
 if __name__ == "__main__":
     unittest.main()

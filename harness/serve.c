@@ -392,18 +392,22 @@ static int sample_each(const cJSON *row, const char *path, const sieve_engine *e
       (n_item && req_int(n_item, field, "top_logprobs", &n_top, e) != 0) ||
       req_logits(req_get(row, "logits"), logits_path, &logits, &vocab, e) != 0)
     goto fail;
-  if (n_top < 0 || (uint64_t)n_top > vocab) {
-    req_fail_code(e, SIEVE_ETOPLOGPROBS, field);
-    goto fail;
-  }
-  top = malloc(((size_t)n_top ? (size_t)n_top : 1) * sizeof *top);
-  for (int64_t i = 0; top && i < n_top; i++)
+  /* A top_logprobs out of range is the request's own field: the parameters and the logits
+   * are checked first (the library's order), by a sample without it. */
+  int bad_top = n_top < 0 || (uint64_t)n_top > vocab;
+  size_t asked = bad_top ? 0 : (size_t)n_top;
+  top = malloc((asked ? asked : 1) * sizeof *top);
+  for (size_t i = 0; top && i < asked; i++)
     top[i] = (sieve_top_entry){-1, NAN}; /* as logprobs in filter_row */
   sieve_sample_result result = {0};
   int has_extras = 0;
-  int code = top ? backend_sample(setup->target, logits, vocab, &params, engine, &key,
-                                  (size_t)n_top, top, &result, &has_extras)
+  int code = top ? backend_sample(setup->target, logits, vocab, &params, engine, &key, asked, top,
+                                  &result, &has_extras)
                  : SIEVE_ENOMEM;
+  if (code == 0 && bad_top) {
+    req_fail_code(e, SIEVE_ETOPLOGPROBS, field);
+    goto fail;
+  }
   if (code != 0) {
     req_fail_code(e, code, path);
     goto fail;

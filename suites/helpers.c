@@ -4,13 +4,35 @@
 
 int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* The spec path's answer must be the fast path's, bit for bit, so that a statement test fails
+ * when either path breaks its statement (sieve_filter_spec, oracle/sieve.h). */
+static void expect_same_paths(const filtered *fast, const filtered *spec, size_t v) {
+  cr_expect_eq(spec->rc, fast->rc, "the spec path returns %d, the fast path %d", spec->rc,
+               fast->rc);
+  for (size_t i = 0; fast->rc == 0 && i < v; i++)
+    cr_expect(same_double(spec->lp[i], fast->lp[i]),
+              "token %zu: the spec path gives %.17g, the fast path %.17g", i, spec->lp[i],
+              fast->lp[i]);
+  cr_expect(fast->rc != 0 || (spec->info.kept == fast->info.kept &&
+                              same_double(spec->info.kept_mass, fast->info.kept_mass) &&
+                              same_double(spec->info.topp_margin, fast->info.topp_margin) &&
+                              same_double(spec->info.cut_gap, fast->info.cut_gap)),
+            "the spec path keeps %zu (mass %.17g, margin %.17g, gap %.17g), the fast path %zu "
+            "(%.17g, %.17g, %.17g)",
+            spec->info.kept, spec->info.kept_mass, spec->info.topp_margin, spec->info.cut_gap,
+            fast->info.kept, fast->info.kept_mass, fast->info.topp_margin, fast->info.cut_gap);
+}
+
 filtered run_filter_engine(const float *logits, size_t v, double t, double top_p, int64_t top_k,
                            const sieve_engine *engine) {
-  filtered f;
+  filtered f, spec;
   memset(&f, 0, sizeof f);
+  memset(&spec, 0, sizeof spec);
   sieve_params p = {t, top_p, top_k};
   cr_assert(v <= MAX_V, "test row too long");
   f.rc = sieve_filter(logits, v, &p, engine, f.lp, &f.info);
+  spec.rc = sieve_filter_spec(logits, v, &p, engine, spec.lp, &spec.info);
+  expect_same_paths(&f, &spec, v);
   return f;
 }
 

@@ -40,3 +40,19 @@ Test(errors, success_and_unknown_codes_have_names) {
   cr_expect_str_eq(sieve_err_name(12345), "SIEVE_UNKNOWN");
   cr_expect_str_eq(sieve_err_name(SIEVE_ETOPK), "SIEVE_ETOPK");
 }
+
+/* Two errors at once: the parameters, then the logits, then the request's own fields
+ * (top_logprobs), as sieve serve and generators/reference.py order them too. */
+Test(errors, s000_l63_parameters_come_before_logits_and_logits_before_top_logprobs) {
+  const float good[3] = {1.0f, 2.0f, 3.0f}, nan_row[3] = {1.0f, NAN, 3.0f};
+  const sieve_params bad_top_p = {1.0, 0.0, -1}, fine = {1.0, 1.0, -1};
+  sieve_draw_key key = {1, 0, 0, 0};
+  sieve_top_entry top[9];
+  sieve_sample_result r;
+  double lp[3];
+  cr_expect_eq(sieve_filter(nan_row, 3, &bad_top_p, NULL, lp, NULL), SIEVE_ETOPP);
+  cr_expect_eq(sieve_sample(nan_row, 3, &bad_top_p, NULL, &key, 0, NULL, &r), SIEVE_ETOPP);
+  cr_expect_eq(sieve_sample(good, 3, &bad_top_p, NULL, &key, 9, top, &r), SIEVE_ETOPP);
+  cr_expect_eq(sieve_sample(nan_row, 3, &fine, NULL, &key, 9, top, &r), SIEVE_ENAN);
+  cr_expect_eq(sieve_sample(good, 3, &fine, NULL, &key, 9, top, &r), SIEVE_ETOPLOGPROBS);
+}

@@ -291,3 +291,117 @@ Test(speculate, errors_come_in_the_order_parameters_logits_draft_tokens) {
   c.spec.target_params.temperature = -1.0;
   cr_expect_eq(run(&c), SIEVE_ETEMPERATURE);
 }
+
+/* ----------------------------------------------------------- the spec_* axes (ENGINES.md) */
+
+static int run_rule(chain *c, const sieve_rule *rule) {
+  return sieve_speculate_rule(rule, &c->spec, NULL, c->steps, c->out, &c->result);
+}
+
+/* The seed whose accept test at `position` draws u = 0 from the hash (combined = 0). */
+static uint64_t seed_of_u_zero(uint64_t position) {
+  uint64_t seq = (position * 3 + SIEVE_CASE_ACCEPT) * SIEVE_HASH_GOLDEN;
+  return 0 - (seq ^ (seq << 13));
+}
+
+/* One draft of token `x` whose target rows and draft row are all `row`. */
+static void one_draft(chain *c, const float *row, size_t v, int64_t x, uint64_t seed,
+                      uint64_t position) {
+  init_chain(c, 1, v, seed, position);
+  memcpy(c->target, row, v * sizeof *row);
+  memcpy(c->target + v, row, v * sizeof *row);
+  memcpy(c->draft, row, v * sizeof *row);
+  c->tokens[0] = x;
+}
+
+Test(rules, vllm_an_inclusive_accept_test_accepts_at_u_zero_what_the_target_removes) {
+  static const float row[4] = {2.0f, 1.5f, 1.0f, -1.0f};
+  sieve_rule le = SIEVE_RULE_DEEPINFER;
+  le.spec_accept = SIEVE_SPEC_ACCEPT_LE;
+  chain c;
+  one_draft(&c, row, 4, 3, seed_of_u_zero(5), 5);
+  c.spec.target_params.top_k = 3; /* p(3) = 0 < q(3) */
+  cr_assert_eq(run_rule(&c, &le), 0);
+  cr_expect(c.steps[0].u == 0.0 && c.steps[0].accepted, "0 <= 0 / q accepts");
+  cr_assert_eq(run(&c), 0);
+  cr_expect(!c.steps[0].accepted, "0 * q < 0 rejects");
+}
+
+Test(rules, an_inclusive_test_divides_so_p_and_q_both_zero_still_rejects) {
+  static const float row[4] = {2.0f, 1.5f, 1.0f, -1.0f};
+  sieve_rule le = SIEVE_RULE_DEEPINFER;
+  le.spec_accept = SIEVE_SPEC_ACCEPT_LE;
+  chain c;
+  one_draft(&c, row, 4, 3, seed_of_u_zero(5), 5);
+  c.spec.target_params.top_k = c.spec.draft_params.top_k = 3; /* p(3) = q(3) = 0 */
+  cr_assert_eq(run_rule(&c, &le), 0);
+  cr_expect(!c.steps[0].accepted, "0 / 0 is NaN, and u <= NaN is false");
+}
+
+Test(rules, vllm_a_q_zero_guard_rejects_a_draft_its_own_filter_removed) {
+  static const float row[6] = {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f};
+  sieve_rule guard = SIEVE_RULE_DEEPINFER;
+  guard.spec_q_zero = SIEVE_SPEC_Q_ZERO_REJECT;
+  chain c;
+  one_draft(&c, row, 6, 4, 21, 3);
+  c.spec.draft_params.top_k = 2; /* q(4) = 0 < p(4) */
+  cr_assert_eq(run(&c), 0);
+  cr_expect(c.steps[0].accepted, "u * 0 < p accepts whatever u");
+  cr_assert_eq(run_rule(&c, &guard), 0);
+  cr_expect(!c.steps[0].accepted);
+}
+
+Test(rules, a_raw_q_is_the_draft_rows_softmax_without_its_filters) {
+  static const float row[6] = {1.0f, 2.0f, 1.5f, 0.5f, 0.0f, -1.0f};
+  const sieve_params raw_params = {1.0, 1.0, -1};
+  sieve_rule raw = SIEVE_RULE_DEEPINFER;
+  raw.spec_q = SIEVE_SPEC_Q_RAW;
+  chain c;
+  one_draft(&c, row, 6, 1, 7, 3);
+  c.spec.draft_params = (sieve_params){0.5, 1.0, 3};
+  cr_assert_eq(run_rule(&c, &raw), 0);
+  expect_near(c.steps[0].q, processed_p(row, 6, &raw_params, 1), 1e-15, "q is the raw softmax");
+  cr_assert_eq(run(&c), 0);
+  expect_near(c.steps[0].q, processed_p(row, 6, &c.spec.draft_params, 1), 1e-15,
+              "q is the processed row");
+}
+
+Test(rules, an_empty_residual_gives_a_token_of_p_token_0_or_the_last_token) {
+  static const float row[6] = {-3.0f, 2.0f, 1.5f, 1.0f, 0.3f, -2.0f};
+  static const int values[3] = {SIEVE_SPEC_EMPTY_RESIDUAL_TARGET,
+                                SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN,
+                                SIEVE_SPEC_EMPTY_RESIDUAL_LAST_TOKEN};
+  for (int i = 0; i < 3; i++) {
+    sieve_rule r = SIEVE_RULE_DEEPINFER;
+    r.spec_empty_residual = values[i];
+    chain c;
+    one_draft(&c, row, 6, 4, 31, 31);
+    c.spec.target_params.top_k = c.spec.draft_params.top_k = 3; /* p = q, p(4) = q(4) = 0 */
+    cr_assert_eq(run_rule(&c, &r), 0);
+    cr_expect(!c.steps[0].accepted && c.result.residual_mass == 0.0);
+    if (i == 0)
+      cr_expect(c.out[0] >= 1 && c.out[0] <= 3, "drawn from p's {1, 2, 3}: %lld",
+                (long long)c.out[0]);
+    else
+      cr_expect_eq(c.out[0], i == 1 ? 0 : 5, "%s",
+                   sieve_axis_value_name(SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, values[i]));
+  }
+}
+
+Test(rules, an_own_generator_draws_every_uniform_of_the_chain) {
+  static const float row[4] = {1.0f, 0.5f, 0.0f, -0.5f};
+  sieve_rule own = SIEVE_RULE_DEEPINFER;
+  own.draw = SIEVE_DRAW_OWN;
+  int differs = 0;
+  for (uint64_t pos = 0; pos < 16; pos++) {
+    chain c;
+    one_draft(&c, row, 4, 0, 9, pos);
+    cr_assert_eq(run_rule(&c, &own), 0);
+    differs += c.steps[0].u != uniform(9, pos, SIEVE_CASE_ACCEPT);
+    int64_t mine[1], hashed[1];
+    cr_assert_eq(sieve_speculate_draft(&own, &c.spec, NULL, mine), 0);
+    cr_assert_eq(sieve_speculate_draft(NULL, &c.spec, NULL, hashed), 0);
+    differs += mine[0] != hashed[0];
+  }
+  cr_expect_gt(differs, 16, "the accept tests' u and some drafts are not the hash's");
+}

@@ -6,7 +6,9 @@ import fixture_format as ff
 FAMILY = "validation"
 SUITE = "params"  # the suite of `sieve run` its cases belong to
 DESCRIPTION = ("Parameter checks (000:11, 000:32, 000:63): each boundary, NaN and infinities, "
-               "the order temperature, top_p, top_k, and the clamp after the checks (000:9).")
+               "the order temperature, top_p, top_k, and the clamp after the checks (000:9); two "
+               "errors of different kinds name the parameters, then the logits, then the "
+               "request's own fields.")
 
 INF, NAN = math.inf, math.nan
 EPS = 1e-5
@@ -67,4 +69,27 @@ def cases():
                                   f"The filter checks its parameters the same way: temperature "
                                   f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k,
                                   explicit_k=True))
-    return out
+    return out + _error_pairs(F)
+
+
+def _error_pairs(F):
+    """Two errors at once, of each pair of kinds: the parameters come first, then the logits,
+    then the request's own fields (top_logprobs), in the library, sieve serve and the
+    reference alike."""
+    nan_row = [1.0, NAN, 3.0]
+
+    def s(cid, description, logits, top_p, n_top):
+        return ff.sample_case(f"{F}/{cid}", F, "000:63", description,
+                              [dict(logits=logits, t=1.0, top_p=top_p, top_k=-1, seed=1, pos=0,
+                                    n_top=n_top)])
+    return [
+        ff.filter_case(f"{F}/filter-top-p-before-a-nan-logit", F, "000:63",
+                       "A filter row with top_p 0 and a NaN logit is a top_p error: parameters "
+                       "before logits.", nan_row, 1.0, 0.0, -1),
+        s("sample-top-p-before-a-nan-logit", "A sample row with top_p 0 and a NaN logit is a "
+          "top_p error: parameters before logits.", nan_row, 0.0, 0),
+        s("sample-top-p-before-top-logprobs", "top_p 0 and top_logprobs 9 on 3 logits is a top_p "
+          "error: parameters before the request's own fields.", [1.0, 2.0, 3.0], 0.0, 9),
+        s("sample-nan-logit-before-top-logprobs", "A NaN logit and top_logprobs 9 on 3 logits is a "
+          "logits error: logits before the request's own fields.", nan_row, 1.0, 9),
+    ]
