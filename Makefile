@@ -64,7 +64,8 @@ CATALOGUE := $(ROOT)/suites/mutants/catalogue.json
 MUTANTS := $(filter-out port-faithful,$(shell sed -n 's/^  "\([a-z0-9-]*\)": {.*/\1/p' $(CATALOGUE)))
 MUTANT_LIBS := $(patsubst %,$(BUILD)/mutants/lib%.so,port-faithful $(MUTANTS)) \
   $(patsubst %,$(BUILD)/mutants-f32/lib%.so,port-faithful $(MUTANTS))
-BROKEN := no-symbol null-table wrong-abi unknown-code segfault half-row vocab-error bad-token
+# The libraries that break the ABI (suites/mutants/broken_lib.c), its "broken:" entries.
+BROKEN := $(shell sed -n 's/^  "broken:\([a-z0-9-]*\)": {.*/\1/p' $(CATALOGUE))
 BROKEN_LIBS := $(patsubst %,$(BUILD)/mutants/libbroken-%.so,$(BROKEN))
 C_ADAPTER := $(BUILD)/adapters/libc_adapter.so
 BENCH := $(BUILD)/sieve-bench

@@ -282,13 +282,28 @@ def sample_expect(logits, params, seed, pos, n_top=0, sample_case=0, tag="main",
     return sample_row_expect(s.filtered.logprobs, s.filtered.scaled, s.u, s.top)
 
 
+class NotSeparating(ValueError):
+    """A case that does not separate what it claims to (make_fixtures refuses it)."""
+
+
 def case(cid: str, family: str, seed_ref: str, description: str, request: dict,
-         expect: dict, readings=(), axis=None) -> dict:
+         expect: dict, readings=(), axis=None, separates=()) -> dict:
     """A case with the readings it separates. Its axis is the one the family names (which one
-    of its readings must have), else the first reading's, else "none"."""
-    axes = [r["axis"] for r in readings]
+    of its readings must have), else the first reading's, else "none"; `separates` names the
+    readings its description claims it tells from the rule, each of which must."""
+    import readings as rd
+    axes, found = [r["axis"] for r in readings], {r["name"] for r in readings}
     if axis is not None and axis not in axes:
-        raise ValueError(f"{cid}: claims axis {axis}, but separates only {axes or 'nothing'}")
+        of_axis = [r.name for r in rd.READINGS if r.axis == axis]
+        raise NotSeparating(f"{cid} claims axis {axis}, but none of its readings "
+                            f"({', '.join(of_axis) or 'none'}) gives another answer here; it "
+                            f"separates {', '.join(sorted(found)) or 'nothing'}")
+    missed = [name for name in separates if name not in found]
+    if missed:
+        raise NotSeparating(f"{cid} claims to separate {', '.join(missed)} from the rule, but "
+                            f"{'that reading gives' if len(missed) == 1 else 'those give'} the "
+                            f"rule's answer here; it separates "
+                            f"{', '.join(sorted(found)) or 'nothing'}")
     out = {"id": cid, "family": family, "seed_ref": seed_ref, "description": description,
            "axis": axis or (axes[0] if axes else "none"), "request": request, "expect": expect}
     if readings:
@@ -335,7 +350,7 @@ def as_row(logits) -> torch.Tensor:
 
 def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, top_k=-1,
                 engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None,
-                explicit_k=False) -> dict:
+                explicit_k=False, separates=()) -> dict:
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
     logprobs are sparse (kept-set checksum and sampled entries)."""
     row = as_row(recipe_logits(recipe_spec) if recipe_spec else logits)
@@ -352,7 +367,7 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
     sep = _separations()
     found = sep.records("filter", expect, sep.filter_run(row, params, engine, sparse), [params],
                         engine)
-    return case(cid, family, seed_ref, description, request, expect, found, axis)
+    return case(cid, family, seed_ref, description, request, expect, found, axis, separates)
 
 
 def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1,

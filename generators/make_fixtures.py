@@ -53,7 +53,10 @@ def build():
     torch.set_num_threads(1)
     families, cases, seen = [], [], set()
     for module in ALL:
-        family_cases = [with_suite(c, module.SUITE) for c in module.cases()]
+        try:
+            family_cases = [with_suite(c, module.SUITE) for c in module.cases()]
+        except ff.NotSeparating as e:
+            raise SystemExit(f"make_fixtures: {e}") from None
         for c in family_cases:
             if c["id"] in seen:
                 raise SystemExit(f"make_fixtures: duplicate case id {c['id']}")

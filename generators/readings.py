@@ -36,8 +36,8 @@ class Reading:
 
 # The axes a case can discriminate: the engine axes of oracle/sieve.h, then the statements of
 # seed 000 on which engines do not differ.
-AXES = axes.NAMES + ("topp_mass", "temperature_op", "check_order", "engine_order", "hash",
-                     "position", "speculate")
+AXES = axes.NAMES + ("topp_mass", "temperature_op", "check_order", "param_range",
+                     "engine_order", "hash", "position", "speculate")
 
 FILTER_OPS = ("filter", "sample")
 READINGS = (
@@ -87,6 +87,22 @@ READINGS = (
             "the seed", ("uniform", "draw", "sample")),
     Reading("decode-missing-plus-one", "position", "000:59", "the decode position is "
             "seqlen_k - seqlen_q, without the + 1", ("position",)),
+    Reading("multiply-by-temperature", "temperature_op", "000:7", "logits multiplied by T "
+            "instead of by 1/T, so a lower temperature flattens the row", FILTER_OPS),
+    Reading("top-p-zero-is-off", "param_range", "000:32", "top_p = 0 taken as off (1) instead "
+            "of an error", FILTER_OPS + ("validate",)),
+    Reading("topk-above-vocab-errors", "param_range", "000:32", "a top_k larger than the "
+            "vocabulary is an error (as torch.topk raises) instead of keeping every token",
+            FILTER_OPS),
+    Reading("blacklist-to-lowest-float", "engine_order", "000:68", "the blacklist writes the "
+            "lowest float32 (-3.4e38) instead of -inf, so a blacklisted token keeps a finite "
+            "logprob", FILTER_OPS),
+    Reading("position-ignored", "hash", "000:34", "the draw ignores the position (as a "
+            "generator seeded per request by the seed alone): every position draws position 0's "
+            "uniform", ("uniform", "draw", "sample")),
+    Reading("seed-low-32-bits", "hash", "000:61", "the seed is cut to its low 32 bits (an "
+            "int32 or uint32 seed), so seeds that differ above bit 31 draw alike",
+            ("uniform", "draw", "sample")),
     # Speculative verification (oracle/SPEC.md, "Speculative decoding").
     Reading("spec-accept-le", "spec_accept", "000:52", "the accept test is inclusive, u <= p / q "
             "(transformers' r_i <= p_i / q_i, vLLM's target / draft >= uniform), instead of "
@@ -110,6 +126,9 @@ READINGS = (
             "when every draft is accepted", ("speculate",)),
     Reading("spec-chain-not-stopped", "speculate", "000:52", "the drafts after a rejection are "
             "still tested, each rejection replaced by its residual's draw", ("speculate",)),
+    Reading("spec-unreached-rows-unchecked", "speculate", "000:52", "only the rows the chain "
+            "reaches are checked, so a bad row after the stop is answered instead of an error",
+            ("speculate",)),
 ) + tuple(
     # The other engine choices of oracle/sieve.h, each named by its axis value; the oracle's
     # variant `sieve serve --rule AXIS=VALUE` gives the same answers.
@@ -214,6 +233,8 @@ def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
         t, top_p, top_k = ref.SAMPLING_EPS, 1.0, -1
     if reading == "topk-zero-is-off" and top_k == 0:
         top_k = -1
+    if reading == "top-p-zero-is-off" and top_p == 0:
+        top_p = 1.0
     if reading == "t0-clamp-keeps-filters" and 0 <= t < ref.SAMPLING_EPS:
         checked = ref.check_params(ref.Params(1.0, top_p, top_k))
         return ref.Params(ref.SAMPLING_EPS, checked.top_p, checked.top_k)
@@ -223,7 +244,15 @@ def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
 # ----------------------------------------------------------------------------- the filter
 
 
+LOWEST_FLOAT32 = -3.4028234663852886e38
+
+
 def _engine(logits: torch.Tensor, engine: ref.Engine, reading) -> torch.Tensor:
+    if reading == "blacklist-to-lowest-float" and engine.blacklist:
+        ref.apply_engine(logits, engine)  # the engine's checks, in their order
+        out = logits.clone()
+        out[list(engine.blacklist)] = LOWEST_FLOAT32
+        return ref.apply_engine(out, ref.Engine(force_topk=engine.force_topk))
     if reading != "blacklist-after-force-topk" or not engine.force_topk:
         return ref.apply_engine(logits, engine)
     out = ref.apply_engine(logits, ref.Engine(force_topk=engine.force_topk))
@@ -235,6 +264,8 @@ def scaled_row(x: torch.Tensor, t: float, reading) -> torch.Tensor:
     finite = ~torch.isinf(x)
     if reading == "divide-by-temperature":
         s = x / torch.tensor(t, dtype=torch.float32)
+    elif reading == "multiply-by-temperature":
+        s = x * torch.tensor(t, dtype=torch.float32)
     else:
         s = x * (1.0 / t)
     return torch.where(finite, s, x)
@@ -354,6 +385,8 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     p = check_params(params, reading)
     logits = logits.to(torch.float32)
     ref.check_logits(logits)
+    if reading == "topk-above-vocab-errors" and p.top_k > logits.shape[0]:
+        raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
     x = _engine(logits, engine, reading)
     finite = ~torch.isinf(x)
     if not bool(finite.any()):
@@ -416,6 +449,10 @@ def uniform(seed: int, position: int, sample_case: int, tag: str, reading) -> fl
         raise ref.SieveError("SIEVE_ECASE", "invalid_request", "case")
     if tag not in ("main", "mtp"):
         raise ref.SieveError("SIEVE_ETAG", "invalid_request", "tag")
+    if reading == "seed-low-32-bits":
+        seed &= 0xFFFFFFFF
+    if reading == "position-ignored":
+        position = 0
     if tag == "mtp" and reading != "mtp-offset-forgotten":
         seed += ref.MTP_SEED_OFFSET
     mask = ref.MASK64
@@ -479,17 +516,22 @@ def speculate(target_rows, tokens, draft_rows, tp: ref.Params, dp: ref.Params, s
     check_params(tp, filtered)
     if draft_rows is not None:
         check_params(dp, filtered)
-    target = [torch.exp(filter_row(r, tp, engine, filtered).logprobs) for r in target_rows]
     raw = ref.Params(1.0, 1.0, -1) if reading == "spec-q-raw" else dp
-    draft = None if draft_rows is None else [
-        torch.exp(filter_row(r, raw, engine, filtered).logprobs) for r in draft_rows]
+
+    def row_p(rows, j, params):
+        return torch.exp(filter_row(rows[j], params, engine, filtered).logprobs)
+
+    lazy = reading == "spec-unreached-rows-unchecked"  # rows filtered when the chain gets there
+    target = None if lazy else [row_p(target_rows, j, tp) for j in range(len(target_rows))]
+    draft = None if lazy or draft_rows is None else [
+        row_p(draft_rows, j, raw) for j in range(len(draft_rows))]
     if any(not 0 <= x < v for x in tokens):
         raise ref.SieveError("SIEVE_EDRAFTTOKEN", "invalid_request", "draft.tokens")
     out, steps, accepted = [], [], 0
     for j, x in enumerate(tokens):
-        p = target[j]
-        q = draft[j] if draft else torch.zeros(v, dtype=torch.float64).index_fill_(
-            0, torch.tensor([x]), 1.0)
+        p = target[j] if target else row_p(target_rows, j, tp)
+        q = (draft[j] if draft else row_p(draft_rows, j, raw)) if draft_rows is not None else \
+            torch.zeros(v, dtype=torch.float64).index_fill_(0, torch.tensor([x]), 1.0)
         u = uniform(seed, (pos + j) & mask, 0 if reading == "spec-accept-case-0" else 2, "main",
                     hashed)
         px, qx = float(p[x]), float(q[x])

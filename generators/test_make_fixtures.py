@@ -6,6 +6,7 @@ os.fsync sends the signal to the process itself), so the signal lands after one 
 file is complete and before any rename, every time.
 """
 
+import math
 import os
 import signal
 import subprocess
@@ -106,6 +107,41 @@ class RetiredIds(unittest.TestCase):
             Path(out, mf.DATA).write_text('{"cases": [{"id": "f/on-disk"}]}')
             self.assertEqual([c["id"] for c in mf.committed_cases(Path(out), Path(out))],
                              ["f/on-disk"])
+
+
+
+class Separations(unittest.TestCase):
+    """A case that does not separate what it claims is refused, naming the case and readings."""
+
+    def setUp(self):
+        sys.path.insert(0, str(HERE))
+        import fixture_format
+        self.ff = fixture_format
+
+    def logits(self, probs):
+        return [math.log(p) for p in probs]
+
+    def test_a_case_whose_claimed_reading_gives_the_rules_answer_is_refused(self):
+        # top_k 4 of 4 keeps everything, so top-p after top-k is top-p on the full distribution.
+        with self.assertRaises(self.ff.NotSeparating) as caught:
+            self.ff.filter_case("ordering/x", "ordering", "000:25-28", "d",
+                                self.logits((0.45, 0.25, 0.2, 0.1)), top_p=0.72, top_k=4,
+                                axis="topp_scope", separates=("topk-first-renormalized",))
+        self.assertIn("ordering/x claims to separate topk-first-renormalized", str(caught.exception))
+
+    def test_a_case_that_separates_nothing_of_its_axis_is_refused(self):
+        with self.assertRaises(self.ff.NotSeparating) as caught:
+            self.ff.filter_case("ordering/y", "ordering", "000:25-28", "d",
+                                self.logits((0.5, 0.3, 0.2)), top_p=1.0, top_k=-1,
+                                axis="topp_scope")
+        self.assertIn("ordering/y claims axis topp_scope, but none of its readings "
+                      "(topk-first-renormalized, topp_scope=ignored)", str(caught.exception))
+
+    def test_the_order_example_separates_what_it_claims(self):
+        c = self.ff.filter_case("ordering/z", "ordering", "000:25-28", "d",
+                                self.logits((0.5, 0.3, 0.2)), top_p=0.55, top_k=2,
+                                axis="topp_scope", separates=("topk-first-renormalized",))
+        self.assertIn("topk-first-renormalized", [r["name"] for r in c["readings"]])
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ def cases():
         out.append(c(f"{F}/top-p-on-full-distribution-{i}", F, "000:25-28",
                      f"p = {ps}, top_k {k}, top_p {p}: top-p measured on the full "
                      "distribution keeps more tokens than on the renormalized top-k mass.",
-                     _log(ps), top_p=p, top_k=k, axis="topp_scope"))
+                     _log(ps), top_p=p, top_k=k, axis="topp_scope",
+                     separates=("topk-first-renormalized",)))
     for n in (2, 4, 8, 16):
         for j in range(1, n):
             p = j / n

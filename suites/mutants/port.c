@@ -7,6 +7,7 @@
  * float32, as real engines compute them (expf, logf, sequential float sums);
  * that build must pass every fixture at precision float32.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@ static int validate(const sieve_params *in, sieve_params *out) {
 #endif
   if (isnan(t) || isinf(t) || t < 0)
     return SIEVE_ETEMPERATURE;
+#ifdef MUTANT_TOP_P_ZERO_IS_OFF
+  if (p == 0)
+    p = 1.0;
+#endif
   if (isnan(p) || !(p > 0) || p > 1)
     return SIEVE_ETOPP;
 #ifdef MUTANT_TOPK_ZERO_IS_OFF
@@ -101,7 +106,9 @@ static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp) {
   for (size_t i = 0; i < e->blacklist_len; i++) {
     if (e->blacklist[i] < 0 || (size_t)e->blacklist[i] >= v)
       return SIEVE_EBLACKLIST;
-#ifndef MUTANT_BLACKLIST_AFTER_FORCE_TOPK
+#if defined(MUTANT_BLACKLIST_TO_LOWEST_FLOAT)
+    x[e->blacklist[i]] = -FLT_MAX;
+#elif !defined(MUTANT_BLACKLIST_AFTER_FORCE_TOPK)
     x[e->blacklist[i]] = -INFINITY;
 #endif
   }
@@ -120,8 +127,10 @@ static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp) {
 }
 
 static float scale(float x, double t) {
-#ifdef MUTANT_DIVIDE_BY_TEMPERATURE
+#if defined(MUTANT_DIVIDE_BY_TEMPERATURE)
   return x / (float)t;
+#elif defined(MUTANT_MULTIPLY_BY_TEMPERATURE)
+  return x * (float)t;
 #else
   return x * (float)(1.0 / t);
 #endif
@@ -198,6 +207,10 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
   for (size_t i = 0; i < v; i++)
     if (isinf(logits[i]) && logits[i] > 0)
       return SIEVE_EPOSINF;
+#ifdef MUTANT_TOPK_ABOVE_VOCAB_ERRORS
+  if (p->top_k > 0 && (uint64_t)p->top_k > v)
+    return SIEVE_ETOPK;
+#endif
   memcpy(x, logits, v * sizeof *x);
   int rc = apply_engine(e, x, v, ranked);
   if (rc)
@@ -284,12 +297,18 @@ static int uniform(const sieve_draw_key *key, double *u) {
     return SIEVE_ECASE;
   if (key->tag != SIEVE_TAG_MAIN && key->tag != SIEVE_TAG_MTP)
     return SIEVE_ETAG;
-  uint64_t seed = key->seed;
+  uint64_t seed = key->seed, position = key->position;
+#ifdef MUTANT_SEED_LOW_32_BITS
+  seed &= 0xFFFFFFFFULL;
+#endif
+#ifdef MUTANT_POSITION_IGNORED
+  position = 0;
+#endif
 #ifndef MUTANT_MTP_OFFSET_FORGOTTEN
   if (key->tag == SIEVE_TAG_MTP)
     seed += 1000000007ULL;
 #endif
-  uint64_t seq = (key->position * 3 + (uint64_t)key->sample_case) * 0x9E3779B97F4A7C15ULL;
+  uint64_t seq = (position * 3 + (uint64_t)key->sample_case) * 0x9E3779B97F4A7C15ULL;
   *u = (double)(mix(seed + (seq ^ (seq << 13))) >> 11) * 0x1p-53;
   return 0;
 }
@@ -411,10 +430,15 @@ static int check_speculation(const sieve_speculation *s, const sieve_engine *e, 
     rc = validate(&s->draft_params, &p);
   if (rc == 0 && (v == 0 || v > 2147483647))
     rc = SIEVE_EVOCAB;
+#ifndef MUTANT_SPEC_UNREACHED_ROWS_UNCHECKED /* then each row is checked when it is reached */
   for (size_t j = 0; rc == 0 && j <= s->n_draft; j++)
     rc = filter(s->target_logits + j * v, v, &s->target_params, e, scratch);
   for (size_t j = 0; rc == 0 && s->draft_logits && j < s->n_draft; j++)
     rc = filter(s->draft_logits + j * v, v, &s->draft_params, e, scratch);
+#else
+  (void)e;
+  (void)scratch;
+#endif
   for (size_t j = 0; rc == 0 && j < s->n_draft; j++)
     if (s->draft_tokens[j] < 0 || (uint64_t)s->draft_tokens[j] >= v)
       rc = SIEVE_EDRAFTTOKEN;
