@@ -13,6 +13,7 @@ The same sources give byte-identical files: no clocks, no unseeded randomness, o
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -252,7 +253,25 @@ def lint(folder: Path) -> list:
         floats = []
         _plain_floats(c["expect"], "expect", floats)
         problems += [f"{c['id']}: a float outside a matcher at {p}" for p in floats]
+        problems += description_problems(c["id"], c["description"])
     return problems
+
+
+DESCRIPTION_MAX = 120
+MODAL = re.compile(r"\b(can|could|may|might|must|shall|should|will|would)\b", re.I)
+
+
+def description_problems(cid: str, description: str) -> list:
+    """A description states a fact: at most DESCRIPTION_MAX characters, no modal verb."""
+    out = []
+    if len(description) > DESCRIPTION_MAX:
+        out.append(f"{cid}: the description has {len(description)} characters, more than "
+                   f"{DESCRIPTION_MAX}")
+    modal = MODAL.search(description)
+    if modal:
+        out.append(f"{cid}: the description says \"{modal.group(0)}\"; state what the case "
+                   "shows")
+    return out
 
 
 def main():

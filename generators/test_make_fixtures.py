@@ -144,5 +144,18 @@ class Separations(unittest.TestCase):
         self.assertIn("topk-first-renormalized", [r["name"] for r in c["readings"]])
 
 
+
+class Descriptions(unittest.TestCase):
+    """The lint of make check-fixtures: a description is a fact of at most 120 characters."""
+
+    def test_long_and_modal_descriptions_are_problems_and_facts_are_not(self):
+        sys.path.insert(0, str(HERE))
+        import make_fixtures as mf
+        self.assertEqual(mf.description_problems("f/ok", "top_k 2 keeps 2 tokens."), [])
+        self.assertIn("121 characters", mf.description_problems("f/long", "x" * 121)[0])
+        self.assertIn('says "would"', mf.description_problems("f/m", ">= would keep 1.")[0])
+        self.assertEqual(mf.description_problems("f/w", "the window keeps 1."), [])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -25,8 +25,8 @@ def cases():
             out.append(d(f"{F}/{name}-seed-{seed}-pos-{pos}", F, "000:48-50,000:55",
                          f"probs {probs}, seed {seed}, position {pos}.", probs, seed, pos))
     out.append(d(f"{F}/u-zero-skips-leading-zero-probabilities", F, "000:55",
-                 "Seed 0, position 0, case 0 gives u = 0 exactly; the first token whose cdf is "
-                 "> 0 is token 2, never a zero-probability token before it (>= would pick 0).",
+                 "Seed 0, position 0, case 0 gives u = 0 exactly: the first cdf > 0 is token "
+                 "2's, not a p = 0 token before it.",
                  [0.0, 0.0, 0.6, 0.4], 0, 0))
     for seed in (5, 6, 7):
         pos = ff.find_position(seed, 0.2, 0.8)

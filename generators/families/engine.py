@@ -28,8 +28,8 @@ def cases():
                          f"Blacklist {list(ids)} with top_p {p}, top_k {k}: those tokens get "
                          "-inf before every other step.", ROW, t, p, k, engine=E(blacklist=ids)))
     out.append(c(f"{F}/blacklist-before-force-topk", F, "000:67-68",
-                 "Blacklist [1] and force_topk 2: force_topk keeps tokens 3 and 6, two tokens "
-                 "that can be drawn.", ROW, engine=E(force_topk=2, blacklist=(1,))))
+                 "Blacklist [1] and force_topk 2: force_topk keeps tokens 3 and 6, both "
+                 "finite.", ROW, engine=E(force_topk=2, blacklist=(1,))))
     out.append(c(f"{F}/blacklist-every-token-is-an-error", F, "000:68",
                  "Blacklisting every token leaves no finite logit: an invalid_logits error.", ROW,
                  engine=E(blacklist=tuple(range(8)))))

@@ -27,9 +27,8 @@ def cases():
         for t, p, k in FLAT_PARAMS:
             out.append(ff.filter_case(
                 f"{F}/flat-v{v}-t{t}-p{p}-k{k}", F, "000:13-19",
-                f"A flat row of {v} logits on 13 levels 0.25 apart (thousands of exact ties, "
-                f"decided by token id), T {t}, top_p {p}, top_k {k}. Top-p stays at 1: on a row "
-                "this flat every cut is within the float32 band.", None, t, p, k,
+                f"{v} logits on 13 levels 0.25 apart (ties in token order), T {t}, top_p {p}, "
+                f"top_k {k}.", None, t, p, k,
                 recipe_spec=flat))
         out.append(ff.filter_case(
             f"{F}/top-k-above-v{v}-keeps-all", F, "000:32",

@@ -39,12 +39,10 @@ def routes_off_the_boundary(n: int, top_p: float) -> list:
 def boundary_description(n: int, j: int) -> str:
     p = j / n
     off = routes_off_the_boundary(n, p)
-    text = (f"{n} equal logits, top_p {p}: the mass before token {j} is exactly {p}, not > "
-            f"top_p, so {j + 1} tokens stay (>= would keep {j})")
+    text = f"{n} equal logits, top_p {p}: mass {p} before token {j} is not > top_p"
     if not off:
-        return text + "; exact on every route of the float32 routes (fixtures/README.md)."
-    return (text + f"; on {', '.join(off)} the probabilities round above 1/{n} and the mass "
-            f"passes {p}, so {j} tokens are accepted too.")
+        return text + f": {j + 1} stay, on every float32 route."
+    return text + f": {j + 1} stay ({j} on float32 routes that round it up)."
 
 
 def cases():
@@ -52,8 +50,8 @@ def cases():
     out = []
     for i, (ps, k, p) in enumerate(FULL_VS_RENORMALIZED):
         out.append(c(f"{F}/top-p-on-full-distribution-{i}", F, "000:25-28",
-                     f"p = {ps}, top_k {k}, top_p {p}: top-p measured on the full "
-                     "distribution keeps more tokens than on the renormalized top-k mass.",
+                     f"p = {ps}, top_k {k}, top_p {p}: top-p on the full distribution keeps "
+                     "more than on the top k.",
                      _log(ps), top_p=p, top_k=k, axis="topp_scope",
                      separates=("topk-first-renormalized",)))
     for n in (2, 4, 8, 16):
@@ -70,8 +68,8 @@ def cases():
     ]
     for i, (row, p, k) in enumerate(ties):
         out.append(c(f"{F}/top-k-tie-keeps-lowest-ids-{i}", F, "000:16,000:18",
-                     f"Logits {row}, top_k {k}: a cut inside a tie keeps exactly k tokens, the "
-                     "lower ids first (not every token tied with the k-th).", row, top_p=p,
+                     f"Logits {row}, top_k {k}: a cut in a tie keeps exactly k, lowest ids first.",
+                     row, top_p=p,
                      top_k=k, axis="topk_ties"))
     for n, p in ((3, 0.5), (5, 0.5), (6, 0.3)):
         out.append(c(f"{F}/top-p-tie-keeps-lowest-ids-{n}", F, "000:16-17",
@@ -80,14 +78,12 @@ def cases():
     for row, k in (([0.0, -1000.0, -2000.0, -1500.0], 3),
                    ([0.0, -1100.0, -1500.0, -1200.0, -1600.0, -1000.0, -1300.0], 4)):
         out.append(c(f"{F}/underflowed-probabilities-tie-in-token-order-top-k-{k}", F, "000:16",
-                     f"Logits {row}, top_k {k}: every token but the first has probability 0 in "
-                     "float64, so they tie and keep token order; ranking by logit would keep "
-                     "other ids.", row, top_k=k, axis="rank_key"))
+                     f"{len(row)} logits 0 and -1000 or lower, top_k {k}: the p = 0 tokens tie "
+                     "in token order.", row, top_k=k, axis="rank_key"))
     peaked = [20.0] + [0.0] * 1023
     out.append(c(f"{F}/top-p-one-with-top-k-keeps-the-tail", F, "000:17",
-                 "20 then 1023 zeros, top_p 1 and top_k 1024: top_p = 1 removes nothing, so all "
-                 "1024 tokens stay; a float32 softmax summed in token order loses the tail's "
-                 "e^-20 terms, and a float32 cumulative-sum comparison would cut the tail.",
+                 "20 then 1023 zeros, top_p 1, top_k 1024: top_p = 1 removes nothing, so all "
+                 "1024 stay (a float32 cumsum cuts the tail).",
                  peaked, top_p=1.0, top_k=1024, axis="topp_one"))
     row = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5]
     for t, p in ((0.5, 0.8), (2.0, 0.8), (0.5, 0.6), (3.0, 0.9), (0.7, 0.9), (0.3, 0.7)):
@@ -95,7 +91,7 @@ def cases():
         unscaled = ref.filter_row(ff.as_row(row), ref.Params(1.0, p, -1)).kept
         assert scaled != unscaled, (t, p)
         out.append(c(f"{F}/temperature-before-top-p-t{t}-p{p}", F, "000:15",
-                     f"Temperature {t} applies before top-p {p}: {scaled} tokens stay; top-p "
-                     f"on the unscaled distribution would keep {unscaled}.", row, t=t, top_p=p,
+                     f"T {t} applies before top-p {p}: {scaled} tokens stay (top-p on the "
+                     f"unscaled row keeps {unscaled}).", row, t=t, top_p=p,
                      axis="temperature_at"))
     return out

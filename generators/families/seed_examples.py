@@ -39,8 +39,8 @@ def cases():
           "Exactly equal logits still share the probability at T = 0.", [2.0, 2.0, 1.0], t=0.0,
           axis="t0"),
         c(f"{F}/000-order-example-keeps-2", F, "000:25-28",
-          "p = (0.5, 0.3, 0.2), top_k 2, top_p 0.55: the mass before the second token is "
-          "0.5 <= 0.55, so it stays; top-k first would have kept 1 token.",
+          "p = (0.5, 0.3, 0.2), top_k 2, top_p 0.55: the mass 0.5 before the second token "
+          "is <= 0.55, so 2 stay.",
           ORDER_ROW, top_p=0.55, top_k=2, axis="topp_scope"),
         c(f"{F}/000-top-k-larger-than-v-keeps-all", F, "000:32",
           "A top_k larger than the vocabulary keeps all tokens.", MAT_ROW, top_k=1000),
@@ -54,7 +54,7 @@ def cases():
           top_k=2),
         c(f"{F}/004-top-p-0.7-on-0.4-0.3-0.2-0.1-is-on-the-boundary", F, "004:228-240",
           "p = (0.4, 0.3, 0.2, 0.1), top_p 0.7: the mass before token 2 is 0.7 in exact "
-          "arithmetic, so either 2 or 3 kept tokens is acceptable.",
+          "arithmetic, so 2 or 3 stay.",
           _log([0.4, 0.3, 0.2, 0.1]), top_p=0.7),
         c(f"{F}/004-top-p-0.7-on-0.8-keeps-1", F, "004:242-245",
           "p = (0.8, 0.1, 0.06, 0.04), top_p 0.7 keeps token 0 only.",
@@ -81,7 +81,7 @@ def cases():
     out.append(ff.sample_case(
         f"{F}/000-floor-drawn-returns-processed-logprob", F, "000:72",
         "Seed 42 at position 7 draws floor (u = 0.641 > 0.622); its logprob is the "
-        "processed -0.974, not the raw ln 0.264 = -1.332.",
+        "processed -0.974, not ln 0.264.",
         [dict(logits=MAT_ROW, t=1.0, top_p=0.8, top_k=2, seed=42, pos=7, n_top=0)]))
     return out
 
@@ -92,14 +92,14 @@ def _draws():
     pos = ff.find_position(0, 0.69, 0.71)
     out.append(ff.draw_case(
         f"{F}/000-panel3-u-near-0.70-draws-floor", F, "000:57",
-        f"Panel 3: kept (0.622, 0.378); seed 0 at position {pos} gives u near 0.70, which is "
-        "past 0.622, so the second token (floor) is drawn.", [0.622, 0.378], 0, pos))
+        f"Panel 3: kept (0.622, 0.378); seed 0 at position {pos} gives u near 0.70 > 0.622, "
+        "so floor is drawn.", [0.622, 0.378], 0, pos))
     darts = [(0.05, 0.04, 0.06), (0.5, 0.49, 0.51), (0.95, 0.945, 0.955), (0.999, 0.9985, 0.9995)]
     for r, lo, hi in darts:
         pos = ff.find_position(1, lo, hi)
         out.append(ff.draw_case(
             f"{F}/002-cdf-dart-{r}", F, "002:142-148",
-            f"The dart r = {r} (seed 1, position {pos} gives u in [{lo}, {hi})) on probs "
-            "(0.0844, 0.6236, 0.2294, 0.0512, 0.0114) lands in the same segment as in 002.",
+            f"The dart r = {r} (seed 1, position {pos}: u in [{lo}, {hi})) lands in 002's "
+            "segment of (0.0844, 0.6236, ...).",
             [0.0844, 0.6236, 0.2294, 0.0512, 0.0114], 1, pos))
     return out

@@ -39,18 +39,17 @@ def _chains(F, c):
         target = ROWS[:n] + [PANEL]
         tokens = [1, 0, 2, 3, 4][:n]
         out.append(c(f"{F}/q-equals-p-chain-of-{n}-accepts-all-and-draws-the-bonus", "000:52",
-                     f"{n} drafts whose draft rows equal the target rows (p = q, so u * q < p for "
-                     "every u < 1) are all accepted; the bonus is the case-0 sample of target row "
-                     f"{n}.", target, tokens, ROWS[:n], seed=11 + n, pos=40 * n))
+                     f"{n} drafts with draft rows equal to the target rows (p = q) are all "
+                     f"accepted; the bonus is row {n}'s case-0 sample.", target, tokens, ROWS[:n],
+                     seed=11 + n, pos=40 * n))
     for depth in range(5):
         tokens = [4, 3, 2, 1, 4]
         tokens[depth] = 5  # the target's top_k 4 removes token 5; the draft keeps it
         rows = [[0.0, 0.5, 1.0, 1.5, 2.0, -3.0]] * 6
-        before = f"drafts 0 to {depth - 1} have p = q and are accepted; " if depth else ""
+        before = f"{depth} drafts with p = q pass, then " if depth else ""
         out.append(c(f"{F}/target-removed-draft-rejected-at-depth-{depth}-of-5", "000:52",
-                     f"Chain of 5: {before}draft {depth} is a token the target's top_k 4 "
-                     "removes (p = 0 < q), so it is rejected whatever u, the draw from "
-                     "max(p - q, 0) replaces it and the chain stops.",
+                     f"Chain of 5: {before}draft {depth}, removed by the target's top_k 4 "
+                     "(p = 0), is rejected and replaced.",
                      rows, tokens, rows[:5], P(1.0, 1.0, 4), P(),
                      seed=3 + depth, pos=1000 + depth))
     return out
@@ -62,27 +61,26 @@ def _tests(F, c):
     flat = [1.0, 1.0, 1.0, 1.0]
     for pos in (5, 77):
         out.append(c(f"{F}/u-zero-with-p-zero-rejects-pos-{pos}", "000:52",
-                     "The accept test's u is exactly 0 here and the target removes the draft "
-                     "(p = 0): 0 * q < 0 is false, so it is rejected (u <= p/q would accept).",
+                     "The accept test's u is exactly 0 and the target removes the draft (p = 0): "
+                     "0 * q < 0 is false, so it is rejected.",
                      [flat, flat], [3], [flat], P(1.0, 1.0, 3), seed=_seed_for_u_zero(pos),
                      pos=pos))
     for token, seed in ((2, 21), (4, 22)):
         out.append(c(f"{F}/draft-removed-q-zero-is-accepted-token-{token}", "000:52",
-                     f"The draft's top_k 1 removes token {token} (q = 0) while the target keeps "
-                     "it (p > 0): the ratio is +inf and the draft is accepted.",
+                     f"The draft's top_k 1 removes token {token} (q = 0), the target keeps it "
+                     "(p > 0): it is accepted.",
                      [PANEL, PANEL], [token], [PANEL], P(), P(1.0, 1.0, 1), seed=seed, pos=3))
     kept3 = [-3.0, 2.0, 1.5, 1.0, 0.3, -2.0]
     for seed in (31, 32):
         out.append(c(f"{F}/empty-residual-is-drawn-from-p-seed-{seed}", "000:52",
-                     "Draft and target rows are equal with top_k 3 on both (p = q), and draft 4 is "
-                     "removed by both (p = q = 0): 0 < 0 is false, so it is rejected; "
-                     "max(p - q, 0) is 0 everywhere, and the replacement is drawn from p.",
+                     "p = q with top_k 3 on both; draft 4 (p = q = 0) is rejected, and "
+                     "max(p - q, 0) being 0, p gives the replacement.",
                      [kept3, kept3], [4], [kept3], P(1.0, 1.0, 3), P(1.0, 1.0, 3), seed=seed,
                      pos=seed))
     for seed in range(40, 52):
         out.append(c(f"{F}/one-draft-seed-{seed}", "000:52",
-                     "One draft from a draft row at another temperature: accepted when the case-2 "
-                     "u is below p/q, else replaced by the case-1 draw from max(p - q, 0).",
+                     "One draft from a row at another temperature: accepted when u < p/q, else "
+                     "replaced from max(p - q, 0).",
                      [PANEL, ROWS[2]], [seed % 6], [ROWS[0]], P(0.8, 0.95, -1),
                      P(1.3, 1.0, -1), seed=seed, pos=seed * 7))
     return out
@@ -94,22 +92,21 @@ def _drafts(F, c):
     # Positions where seed 60's tests accept 0, 1, 2 and all 3 greedy drafts.
     for accepted, pos in ((0, 3), (0, 4), (1, 2), (1, 6), (2, 17), (2, 27), (3, 0), (3, 1)):
         out.append(c(f"{F}/greedy-draft-chain-of-3-accepts-{accepted}-pos-{pos}", "000:52",
-                     f"Greedy drafts (no draft rows): q is one-hot, so a draft is accepted when "
-                     f"u < p; here {accepted} of 3 pass"
-                     + (", and the rejection draws from p without the draft token."
-                        if accepted < 3 else ", and the bonus is the case-0 sample of row 3."),
+                     f"Greedy drafts (q one-hot, accepted when u < p): {accepted} of 3 pass"
+                     + ("; the replacement is drawn from p without the draft."
+                        if accepted < 3 else "; the bonus is row 3's case-0 sample."),
                      [PANEL, ROWS[0], ROWS[2], ROWS[3]], [0, 1, 0], None, P(0.7, 0.9, -1),
                      seed=60, pos=pos))
     for seed in range(70, 76):
         out.append(c(f"{F}/filters-on-both-sides-seed-{seed}", "000:52",
-                     "Target top_p 0.9 with top_k 3 and draft temperature 0.6 with top_k 2: p and "
-                     "q are the processed rows, each after its own parameters.",
+                     "Target top_p 0.9, top_k 3; draft T 0.6, top_k 2: p and q are each side's "
+                     "processed rows.",
                      [PANEL, ROWS[3], ROWS[4]], [0, 4], [ROWS[2], ROWS[3]],
                      P(1.0, 0.9, 3), P(0.6, 1.0, 2), seed=seed, pos=2 * seed))
     for seed in range(80, 84):
         out.append(c(f"{F}/residual-with-ties-seed-{seed}", "000:52",
-                     "p is flat over 4 tokens and q puts most of its mass on token 0: the "
-                     "residual is equal on tokens 1-3 and the draw takes them in token order.",
+                     "p flat over 4 tokens, q mostly on token 0: the residual ties on tokens 1-3, "
+                     "drawn in token order.",
                      [[1.0, 1.0, 1.0, 1.0]] * 2, [0], [[3.0, 0.0, 0.0, 0.0]], seed=seed,
                      pos=seed))
     big = [[math.sin(0.37 * i + k) * 4.0 for i in range(512)] for k in range(3)]
@@ -126,9 +123,8 @@ def _panel(F, c):
     """000:57's draw example where it applies: mat drafted greedily, then tested."""
     pos = ff.find_position(5, 0.7, 0.72, sample_case=2)
     return [c(f"{F}/000-panel3-greedy-mat-rejected-gives-floor", "000:21-23,000:57",
-              "Target: the panel-2 row with top_p 0.8 and top_k 2, kept (0.622, 0.378). A greedy "
-              "draft of mat (q = 1) meets u = 0.70..0.72 > 0.622 and is rejected; the residual "
-              "is floor's 0.378 alone, so floor is drawn.",
+              "Panel 2's (0.622, 0.378): a greedy mat meets u = 0.70..0.72 > 0.622, is "
+              "rejected, and floor is drawn.",
               [PANEL, PANEL], [0], None, P(1.0, 0.8, 2), seed=5, pos=pos)]
 
 
@@ -141,11 +137,11 @@ def _errors(F, c):
           [flat, flat], [3], [flat]),
         c(f"{F}/target-parameters-are-checked-before-draft-tokens", "000:32",
           "top_p 0 on the target and a draft token outside the row: the parameter error comes "
-          "first (parameters, then logits, then the request's own fields).",
+          "first.",
           [flat, flat], [3], [flat], P(1.0, 0.0, -1)),
         c(f"{F}/an-unreached-target-row-is-still-checked", "000:11",
-          "The first draft is always rejected (p = 0), but the bonus row holds a NaN: the row is "
-          "checked before the chain runs, so the answer is SIEVE_ENAN.",
+          "The first draft is rejected (p = 0) and the bonus row holds a NaN: every row is "
+          "checked first, so SIEVE_ENAN.",
           [flat, nan_row], [2], [flat], P(1.0, 1.0, 1)),
         c(f"{F}/draft-logits-are-checked-before-draft-tokens", "000:11",
           "A NaN in the draft row and a draft token outside the row: the logits error comes "

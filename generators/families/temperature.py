@@ -39,27 +39,25 @@ def cases():
                          f"T = {t!r} with top_p 0.9 and top_k 5 (reset to 1 and -1 when "
                          "T < 1e-5).", ROW, t=t, top_p=0.9, top_k=5))
         out.append(c(f"{F}/t-{t!r}-no-filter", F, "000:5,000:9",
-                     f"T = {t!r} with no filter: the softmax of the scaled row; a very large T "
-                     "flattens it, and T below 1e-5 is clamped.", ROW, t=t))
+                     f"T = {t!r} with no filter: the softmax of the scaled row (T < 1e-5 "
+                     "clamped).", ROW, t=t))
     for t in (0.7, 0.3, 3.0):
         out.append(c(f"{F}/multiply-by-float32-reciprocal-t{t}", F, "000:11",
-                     f"Logits 5, 10 and 2.5 at T = {t}: each is multiplied by the float32 "
-                     "value of 1/T, which can differ by an ulp from dividing by T.",
+                     f"Logits 5, 10 and 2.5 at T = {t}: each times the float32 1/T, an ulp "
+                     "from dividing by T.",
                      [5.0, 10.0, 2.5, 0.0], t=t))
     for t in (1.3, 1.5, 3.0):
         a, b = tie_made_by_reciprocal(t)
         out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-k-1", F, "000:11,000:16",
-                     f"Logits {a!r} and {b!r} at T = {t}: times the float32 1/T both are "
-                     f"{float(np.float32(a) * np.float32(1.0 / t))!r}, a tie that token order "
-                     "decides, so top_k 1 keeps token 0; divided by T, token 1 is larger.",
+                     f"Two logits below 512 at T = {t}: times the float32 1/T they tie, so "
+                     "top_k 1 keeps token 0.",
                      [a, b, 0.0], t=t, top_k=1, axis="temperature_op"))
         out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-p-0.5", F, "000:11,000:17",
-                     f"The same logits at T = {t}, top_p 0.5: tied, each has p = 0.5 exactly and "
-                     "the mass before the second is 0.5, so both stay; divided by T, token 1 "
-                     "comes first with p > 0.5 and token 0 goes.", [a, b], t=t, top_p=0.5,
+                     f"The same logits at T = {t}, top_p 0.5: tied at p = 0.5 exactly, both "
+                     "stay.", [a, b], t=t, top_p=0.5,
                      exact_boundary=True, axis="temperature_op"))
     out.append(c(f"{F}/t-1e-3-underflowed-token-keeps-finite-logprob", F, "000:19",
-                 "At T = 1e-3 a logit gap of 1 is 1000: the second token's probability is 0, "
-                 "but as a kept token its processed logprob is a finite -1000.", [0.0, -1.0],
+                 "At T = 1e-3 a gap of 1 is 1000: the second token's p is 0, but its "
+                 "processed logprob is a finite -1000.", [0.0, -1.0],
                  t=1e-3))
     return out

@@ -62,7 +62,7 @@ def cases():
     for name, t, p, k in order:
         out.append(v(f"{F}/order-{name}", F, "000:63",
                      f"temperature {_fmt(t)}, top_p {_fmt(p)}, top_k {k}: the first failing "
-                     "check in the order temperature, top_p, top_k names the field.", t, p, k))
+                     "check (T, top_p, top_k) names it.", t, p, k))
     row = [1.0, 2.0, 3.0]
     for name, t, p, k in order[:6] + [("clamp-resets-filters", 0.0, 0.2, 1)]:
         out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
