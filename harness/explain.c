@@ -308,7 +308,9 @@ int sieve_explain_main(int argc, char **argv) {
     return explain_usage("unknown profile (sieve profiles lists them):", other);
   if (case_id && (!strcmp(case_id, SPECDIST_SUITE) || specdist_is_case(case_id))) {
     if (svg || impl || other || in.vocab)
-      return explain_usage("a speculative-distribution case takes no other option:", case_id);
+      return explain_usage("a speculative-distribution case takes no other option (to run one "
+                           "on an implementation: sieve run --impl IMPL --case ID):",
+                           case_id);
     return specdist_explain(stdout, specdist_is_case(case_id) ? case_id : NULL, markdown);
   }
   if (markdown)

@@ -39,6 +39,7 @@ typedef struct prober {
   size_t crashes;  /* requests that crashed, hung or got garbage; each restarts the child */
   size_t in_a_row; /* requests in a row without an answer; at GIVE_UP none is sent any more */
   char last_crash[300];
+  char last_error[200]; /* the message of the last answer that was an error */
 } prober;
 
 #define ALL(axis) ((1u << sieve_axis_values(SIEVE_AXIS_##axis)) - 1u)
@@ -71,8 +72,12 @@ static cJSON *ask(prober *pr, const char *request) {
   cJSON *answer = proc_ask(&pr->p, request, strlen(request), pr->last_crash, sizeof pr->last_crash);
   if (!answer)
     no_answer(pr); /* an answer resets in_a_row where its caller has checked it */
-  if (answer && !cJSON_GetObjectItemCaseSensitive(answer, "error"))
+  const cJSON *error = cJSON_GetObjectItemCaseSensitive(answer, "error");
+  if (answer && !error)
     return answer;
+  const cJSON *message = cJSON_GetObjectItemCaseSensitive(error, "message");
+  snprintf(pr->last_error, sizeof pr->last_error, "%.190s",
+           cJSON_IsString(message) ? message->valuestring : "no message");
   cJSON_Delete(answer);
   return NULL;
 }
@@ -642,9 +647,13 @@ typedef struct spec_answer {
   int64_t token;
 } spec_answer;
 
-/* Asks one chain of one draft; -1 when not offered, not answered or answered without them. */
-static int speculated(prober *pr, const char *request, spec_answer *out) {
+/* Asks one chain of one draft (given, with its row); -1 when not offered, not answered or
+ * answered without them; an error answer is the axis's note. */
+static int speculated(prober *pr, int axis, const char *request, spec_answer *out) {
+  pr->last_error[0] = '\0';
   cJSON *answer = offers(pr, "speculate") ? ask(pr, request) : NULL;
+  if (!answer && pr->last_error[0])
+    note(pr, axis, "a given draft got an error: %s", pr->last_error);
   const cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "steps"), 0);
   const cJSON *accepted = cJSON_GetObjectItemCaseSensitive(step, "accepted");
   const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "u");
@@ -680,7 +689,7 @@ static mask probe_spec_accept(prober *pr) {
            "\"draft\":{\"tokens\":[3],\"rows\":[[1,1,1,1]],\"params\":{\"temperature\":1}}}",
            (unsigned long long)seed_of_u_zero(5));
   spec_answer a;
-  if (speculated(pr, request, &a) != 0)
+  if (speculated(pr, SIEVE_AXIS_SPEC_ACCEPT, request, &a) != 0)
     return ALL(SPEC_ACCEPT);
   note(pr, SIEVE_AXIS_SPEC_ACCEPT, "u %.17g on a draft the target removes (p = 0): %s", a.u,
        a.accepted ? "accepted" : "rejected");
@@ -697,7 +706,7 @@ static mask probe_spec_q_zero(prober *pr) {
       "[" MAT_ROW "," MAT_ROW "],\"params\":{\"temperature\":1}},\"draft\":{\"tokens\":[0],"
       "\"rows\":[[-1,2,1.5,1,0.5,0]],\"params\":{\"temperature\":1,\"top_k\":3}}}";
   spec_answer a;
-  if (speculated(pr, request, &a) != 0)
+  if (speculated(pr, SIEVE_AXIS_SPEC_Q_ZERO, request, &a) != 0)
     return ALL(SPEC_Q_ZERO);
   note(pr, SIEVE_AXIS_SPEC_Q_ZERO, "a draft its own top_k removes (q = 0, p = 0.44): %s",
        a.accepted ? "accepted" : "rejected");
@@ -716,7 +725,7 @@ static mask probe_spec_q(prober *pr) {
   const sieve_params target = {1.0, 1.0, -1}, draft = {0.5, 1.0, 3}, raw = {1.0, 1.0, -1};
   double p[6], q[6], q_raw[6];
   spec_answer a;
-  if (speculated(pr, request, &a) != 0)
+  if (speculated(pr, SIEVE_AXIS_SPEC_Q, request, &a) != 0)
     return ALL(SPEC_Q);
   sieve_filter(mat_row, 6, &target, NULL, p, NULL);
   sieve_filter(spec_draft_row, 6, &draft, NULL, q, NULL);
@@ -739,7 +748,7 @@ static mask probe_spec_empty_residual(prober *pr) {
       "\"draft\":{\"tokens\":[4],\"rows\":[[-3,2,1.5,1,0.3,-2]],\"params\":{\"temperature\":1,"
       "\"top_k\":3}}}";
   spec_answer a;
-  if (speculated(pr, request, &a) != 0)
+  if (speculated(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, request, &a) != 0)
     return ALL(SPEC_EMPTY_RESIDUAL);
   note(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, "p = q with the draft removed by both: %s, token %lld",
        a.accepted ? "accepted" : "rejected", (long long)a.token);

@@ -57,7 +57,7 @@ typedef struct cause_count {
 } cause_count;
 
 static int failed(const case_result *c) {
-  return c->from_fixture && (c->outcome == OUTCOME_FAIL || c->outcome == OUTCOME_ERROR);
+  return c->outcome == OUTCOME_FAIL || c->outcome == OUTCOME_ERROR;
 }
 
 /* The entry of a name, added when `add`; NULL when it is not there or there is no room. */
@@ -205,9 +205,9 @@ static void render_text(const run_report *r, FILE *out) {
   cause_lines(r, out, 0);
   suite_counts suites[SUITES_MAX];
   size_t n = by_suite(r, suites);
-  fprintf(out, "\n%-16s %6s %6s %6s %6s %6s\n", "suite", "pass", "fail", "skip", "error", "crash");
+  fprintf(out, "\n%-24s %6s %6s %6s %6s %6s\n", "suite", "pass", "fail", "skip", "error", "crash");
   for (size_t s = 0; s < n; s++)
-    fprintf(out, "%-16s %6zu %6zu %6zu %6zu %6zu\n", suites[s].suite, suites[s].counts[0],
+    fprintf(out, "%-24s %6zu %6zu %6zu %6zu %6zu\n", suites[s].suite, suites[s].counts[0],
             suites[s].counts[1], suites[s].counts[2], suites[s].counts[3], suites[s].counts[4]);
   skip_reasons(r, out);
   if (*r->note)

@@ -22,7 +22,6 @@ const char *outcome_name(outcome o);
 
 typedef struct case_result {
   const cJSON *fixture; /* the case while the run lasts; NULL for generated (distribution) cases */
-  int from_fixture;     /* a fixture case, whose readings the report can weigh */
   char id[192];
   const char *suite;
   const char *family;
@@ -33,15 +32,15 @@ typedef struct case_result {
   char ruled_out[400];  /* a passing case: the readings it separates, comma-separated */
   int expected_failure; /* listed in the expectation file */
   char expected_note[240]; /* its reason (and issue) there */
-  char *answer;         /* this case's answer in the first pass, canonical JSON */
-  double seconds;       /* how long it took to answer (the first pass; the draws) */
+  char *answer;            /* this case's answer in the first pass, canonical JSON */
+  double seconds;          /* how long it took to answer (the first pass; the draws) */
 } case_result;
 
 typedef enum progress_mode { PROGRESS_NONE, PROGRESS_TERMINAL, PROGRESS_LINES } progress_mode;
 
 typedef struct run_options {
-  char **impl_argv;   /* the implementation's command */
-  const char *impl;   /* as the user wrote it */
+  char **impl_argv; /* the implementation's command */
+  const char *impl; /* as the user wrote it */
   const char *fixtures;
   const char **suites;   /* NULL-ended; the cases asked are the union of these three lists, */
   const char **families; /* and every suite but smoke when all three are empty */
@@ -57,15 +56,15 @@ typedef struct run_report {
   const run_options *options;
   char impl_name[128], impl_version[64];
   char fixtures_schema[32];
-  int own_rng;   /* hello said "rng": "own": the draw is not the hash */
-  int precision; /* the arithmetic answers are compared at (sieve_precision) */
+  int own_rng;                  /* hello said "rng": "own": the draw is not the hash */
+  int precision;                /* the arithmetic answers are compared at (sieve_precision) */
   const char *precision_source; /* "--precision", "hello" or "default" */
   case_result *cases;
   size_t n_cases;
   size_t counts[OUTCOME_COUNT];
-  size_t unexpected;   /* failures not listed in the expectation file */
-  size_t now_passing;  /* listed expected failures that passed */
-  char note[256];      /* a run-wide remark, e.g. every case failed */
+  size_t unexpected;  /* failures not listed in the expectation file */
+  size_t now_passing; /* listed expected failures that passed */
+  char note[256];     /* a run-wide remark, e.g. every case failed */
 } run_report;
 
 /* Nonzero when the case fails the gate: a failure the expectation file does not list, or a

@@ -19,6 +19,8 @@ typedef struct specdist_case {
   size_t vocab, n_draft;
   float target[CHAIN + 1][VOCAB], draft[CHAIN][VOCAB];
   sieve_params target_params, draft_params;
+  int given;             /* the drafts are given (the decisions p = 0, q = 0 and an empty */
+  int64_t drafts[CHAIN]; /* residual force), not drawn by the implementation */
 } specdist_case;
 
 #define MATFLOOR                                                                                   \
@@ -69,6 +71,39 @@ static const specdist_case cases[SPECDIST_MAX_CASES] = {
      .draft = {{1.5f, 2.0f, 1.0f, 0.3f, -0.2f, -1.5f}},
      .target_params = {1.0, 0.8, -1},
      .draft_params = {1.0, 1.0, 2}},
+    {.name = "a-given-draft-the-target-removes-is-always-rejected",
+     .seed_ref = "000:52",
+     .built_for = "the accept test at p = 0",
+     .vocab = 6,
+     .n_draft = 1,
+     .target = {MATFLOOR, MATFLOOR},
+     .draft = {MATFLOOR},
+     .target_params = {1.0, 1.0, 2},
+     .draft_params = {1.0, 1.0, -1},
+     .given = 1,
+     .drafts = {3}},
+    {.name = "a-given-draft-its-own-row-removes-is-always-accepted",
+     .seed_ref = "000:52",
+     .built_for = "spec-q-zero-rejects",
+     .vocab = 6,
+     .n_draft = 1,
+     .target = {MATFLOOR, MATFLOOR},
+     .draft = {MATFLOOR},
+     .target_params = {1.0, 1.0, -1},
+     .draft_params = {1.0, 1.0, 2},
+     .given = 1,
+     .drafts = {2}},
+    {.name = "a-given-draft-both-remove-is-replaced-from-p",
+     .seed_ref = "000:52",
+     .built_for = "spec_empty_residual=first_token,spec_empty_residual=last_token",
+     .vocab = 6,
+     .n_draft = 1,
+     .target = {{-3.0f, 2.0f, 1.5f, 1.0f, 0.3f, -2.0f}, {-3.0f, 2.0f, 1.5f, 1.0f, 0.3f, -2.0f}},
+     .draft = {{-3.0f, 2.0f, 1.5f, 1.0f, 0.3f, -2.0f}},
+     .target_params = {1.0, 1.0, 3},
+     .draft_params = {1.0, 1.0, 3},
+     .given = 1,
+     .drafts = {4}},
 };
 
 /* The known bugs the cases are built to detect; the rule comes first. */
@@ -84,7 +119,13 @@ static const specdist_case cases[SPECDIST_MAX_CASES] = {
     "a draft is accepted only when it equals the target's own sample, committed otherwise "        \
     "(mlx-swift-lm#459): the tokens still follow p, but drafts are accepted with probability "     \
     "sum p q, not sum min(p, q)")                                                                  \
-  X(NO_BONUS, "spec-no-bonus", "no bonus token after every draft is accepted")
+  X(NO_BONUS, "spec-no-bonus", "no bonus token after every draft is accepted")                     \
+  X(Q_ZERO_REJECTS, "spec-q-zero-rejects",                                                         \
+    "a draft its own row removed (q = 0) is rejected, as vLLM's draft_prob > 0 guard does")        \
+  X(EMPTY_FIRST, "spec_empty_residual=first_token",                                                \
+    "an all-zero max(p - q, 0) gives token 0 (vLLM's argmax over zeros)")                          \
+  X(EMPTY_LAST, "spec_empty_residual=last_token",                                                  \
+    "an all-zero max(p - q, 0) gives the last token (SGLang's fallback)")
 
 #define VARIANT_ENUM(id, name, what) VARIANT_##id,
 typedef enum variant { SPECDIST_VARIANTS(VARIANT_ENUM) VARIANT_COUNT } variant;
@@ -99,6 +140,7 @@ typedef struct model {
   double q[CHAIN][VOCAB];          /* the draft's processed rows, as the rule reads them */
   double q_draw[CHAIN][VOCAB];     /* what the drafts are drawn from */
   double q_test[CHAIN][VOCAB];     /* what the accept test and the residual use */
+  double q_raw[CHAIN][VOCAB];      /* the draft row's softmax at T = 1, no filters */
   double commit[CHAIN + 1][VOCAB]; /* the token committed at j by a chain that reaches j */
   double accepted[CHAIN + 1];      /* P(accepted = m) */
   double reach[CHAIN + 1];         /* P(the chain reaches position j) */
@@ -109,6 +151,8 @@ typedef struct counts {
   size_t draft[CHAIN][VOCAB], accepted[CHAIN + 1], commit[CHAIN + 1][VOCAB], reached[CHAIN + 1];
   size_t no_bonus;  /* answers that accepted every draft and committed no more */
   int given_drafts; /* the implementation verifies given drafts only: the harness draws them */
+  char step_problem[300]; /* the first answer whose steps contradict it or the rule, if any */
+  char step_cause[40];    /* the known bug that answer's ratio is, if one */
 } counts;
 
 /* One chi-square test of a case: the cells, what the variant expects and what was seen. */
@@ -162,30 +206,43 @@ static int draft_rows(const specdist_case *c, variant v, size_t j, model *m) {
   for (size_t t = 0; t < c->vocab; t++)
     rounded[t] = bfloat16(c->draft[j][t]);
   int rc = probs(c->draft[j], c->vocab, &c->draft_params, m->q[j]);
+  if (rc == 0)
+    rc = probs(c->draft[j], c->vocab, &raw, m->q_raw[j]);
   memcpy(m->q_draw[j], m->q[j], sizeof m->q[j]);
   memcpy(m->q_test[j], m->q[j], sizeof m->q[j]);
+  if (c->given) { /* a given draft is drawn from nothing: it is itself */
+    memset(m->q_draw[j], 0, sizeof m->q_draw[j]);
+    m->q_draw[j][c->drafts[j]] = 1.0;
+  }
   if (rc == 0 && v == VARIANT_Q_RAW)
-    rc = probs(c->draft[j], c->vocab, &raw, m->q_test[j]);
-  if (rc == 0 && v == VARIANT_DRAFT_BF16)
+    memcpy(m->q_test[j], m->q_raw[j], sizeof m->q_raw[j]);
+  if (rc == 0 && v == VARIANT_DRAFT_BF16 && !c->given)
     rc = probs(rounded, c->vocab, &c->draft_params, m->q_draw[j]);
   return rc;
 }
 
 /* P(accept) and the committed token's distribution at one position (Leviathan et al. 2023). */
-static double position_model(const model *m, size_t j, size_t vocab, int token_match,
-                             double *commit) {
+static double position_model(const model *m, size_t j, size_t vocab, variant v, double *commit) {
   const double *p = m->p[j], *qd = m->q_draw[j], *qt = m->q_test[j];
-  double accept = 0.0, residual[VOCAB], mass = 0.0;
+  double accept = 0.0, residual[VOCAB], empty[VOCAB] = {0}, mass = 0.0;
+  int token_match = v == VARIANT_TOKEN_MATCH;
   for (size_t t = 0; t < vocab; t++) {
-    double keep = qt[t] == 0.0 ? (p[t] > 0.0) : fmin(1.0, p[t] / qt[t]);
+    double keep =
+        qt[t] == 0.0 ? (p[t] > 0.0 && v != VARIANT_Q_ZERO_REJECTS) : fmin(1.0, p[t] / qt[t]);
     commit[t] = token_match ? qd[t] * p[t] : qd[t] * keep;
     accept += commit[t];
     residual[t] = fmax(p[t] - qt[t], 0.0);
     mass += residual[t];
   }
+  /* What an all-zero residual gives: p, or token 0 or the last token under those readings. */
+  if (v == VARIANT_EMPTY_FIRST || v == VARIANT_EMPTY_LAST)
+    empty[v == VARIANT_EMPTY_FIRST ? 0 : vocab - 1] = 1.0;
+  else
+    memcpy(empty, p, vocab * sizeof *p);
   for (size_t t = 0; t < vocab; t++)
-    commit[t] =
-        token_match ? p[t] : commit[t] + (1.0 - accept) * (mass > 0.0 ? residual[t] / mass : p[t]);
+    commit[t] = token_match
+                    ? p[t]
+                    : commit[t] + (1.0 - accept) * (mass > 0.0 ? residual[t] / mass : empty[t]);
   return accept;
 }
 
@@ -200,7 +257,7 @@ static int build_model(const specdist_case *c, variant v, model *m) {
     return rc;
   m->reach[0] = 1.0;
   for (size_t j = 0; j < c->n_draft; j++) {
-    double a = position_model(m, j, c->vocab, v == VARIANT_TOKEN_MATCH, m->commit[j]);
+    double a = position_model(m, j, c->vocab, v, m->commit[j]);
     m->accepted[j] = m->reach[j] * (1.0 - a);
     m->reach[j + 1] = m->reach[j] * a;
   }
@@ -347,52 +404,126 @@ static char *request(const specdist_case *c, size_t run, const int64_t *given, s
   return b.data;
 }
 
-/* Reads an array of `n` token ids (n 0: any length up to `max`) into out; its length, or -1. */
-static long token_array(const cJSON *a, size_t vocab, size_t max, int64_t *out) {
-  if (!cJSON_IsArray(a) || (size_t)cJSON_GetArraySize(a) > max)
-    return -1;
-  long n = 0;
-  for (const cJSON *x = a->child; x; x = x->next) {
+/* Reads an array of exactly `n` token ids in [0, vocab) into out; 0, or -1 with `why` saying
+ * what was received instead. */
+static int token_array(const cJSON *a, size_t vocab, size_t n, int64_t *out, char *why,
+                       size_t len) {
+  if (!cJSON_IsArray(a))
+    return snprintf(why, len, "%s", a ? "not an array" : "missing"), -1;
+  if ((size_t)cJSON_GetArraySize(a) != n)
+    return snprintf(why, len, "%d ids", cJSON_GetArraySize(a)), -1;
+  size_t i = 0;
+  for (const cJSON *x = a->child; x; x = x->next, i++) {
     double t = cJSON_IsNumber(x) ? x->valuedouble : -1;
-    if (!(t >= 0 && t < (double)vocab && t == floor(t)))
+    if (!(t >= 0 && t < (double)vocab && t == floor(t))) {
+      char *text = cJSON_PrintUnformatted(x);
+      snprintf(why, len, "entry %zu is %.40s, not a token id in [0, %zu)", i, text ? text : "?",
+               vocab);
+      free(text);
       return -1;
-    out[n++] = (int64_t)t;
+    }
+    out[i] = (int64_t)t;
   }
-  return n;
+  return 0;
+}
+
+/* A number, or "inf" / "-inf" / "nan" as the protocol writes them. */
+static int json_number(const cJSON *x, double *out) {
+  if (cJSON_IsNumber(x))
+    return *out = x->valuedouble, 1;
+  if (!cJSON_IsString(x))
+    return 0;
+  *out = !strcmp(x->valuestring, "inf")    ? INFINITY
+         : !strcmp(x->valuestring, "-inf") ? -INFINITY
+         : !strcmp(x->valuestring, "nan")  ? NAN
+                                           : 0.0;
+  return isinf(*out) || isnan(*out);
+}
+
+/* Within float32 reach of the rule's ratio (both infinite or both 0 count as equal). */
+static int close_ratio(double got, double want) {
+  if (isinf(want) || want == 0.0)
+    return got == want;
+  return fabs(got - want) <= 1e-4 * want;
+}
+
+/* The first contradiction of step j: its fields, its outcome against the answer's count, its
+ * ratio against the rule's p / q, or its outcome against u < ratio (beyond float reach). */
+static void check_step(const cJSON *st, size_t j, size_t accepted, const model *rule, int64_t x,
+                       size_t run, counts *k) {
+  const cJSON *acc = cJSON_GetObjectItemCaseSensitive(st, "accepted");
+  double u, ratio, p = rule->p[j][x], q = rule->q[j][x];
+  double want = p == 0.0 ? 0.0 : q == 0.0 ? INFINITY : p / q;
+  char *out = k->step_problem;
+  size_t len = sizeof k->step_problem;
+  if (!cJSON_IsBool(acc) || !json_number(cJSON_GetObjectItemCaseSensitive(st, "u"), &u) ||
+      !json_number(cJSON_GetObjectItemCaseSensitive(st, "ratio"), &ratio))
+    snprintf(out, len, "run %zu: steps[%zu] needs accepted, u and ratio (PROTOCOL.md)", run, j);
+  else if (cJSON_IsTrue(acc) != (j < accepted))
+    snprintf(out, len, "run %zu: steps[%zu].accepted is %s, but the answer accepted %zu drafts",
+             run, j, cJSON_IsTrue(acc) ? "true" : "false", accepted);
+  else if (!close_ratio(ratio, want)) {
+    if (rule->q_raw[j][x] > 0.0 && close_ratio(ratio, p / rule->q_raw[j][x]))
+      snprintf(k->step_cause, sizeof k->step_cause, "spec-q-raw");
+    snprintf(out, len,
+             "run %zu: steps[%zu].ratio is %.6g, but p / q of draft %lld is %.6g (p %.6g over the "
+             "draft's processed q %.6g)",
+             run, j, ratio, (long long)x, want, p, q);
+  } else if (!(u >= 0.0 && u < 1.0) ||
+             ((u < ratio) != cJSON_IsTrue(acc) && fabs(u - ratio) > 1e-6 * fmax(1.0, ratio)))
+    snprintf(out, len,
+             "run %zu: steps[%zu] is %s with u %.9g and ratio %.9g; the test is u < p / q", run, j,
+             cJSON_IsTrue(acc) ? "accepted" : "rejected", u, ratio);
+}
+
+/* The steps: one per test run, each consistent (check_step); the first problem is kept. */
+static void check_steps(const specdist_case *c, const cJSON *answer, size_t accepted,
+                        const int64_t *drafts, const model *rule, size_t run, counts *k) {
+  const cJSON *steps = cJSON_GetObjectItemCaseSensitive(answer, "steps");
+  const cJSON *bonus = cJSON_GetObjectItemCaseSensitive(answer, "bonus");
+  size_t want = accepted < c->n_draft ? accepted + 1 : c->n_draft, j = 0;
+  if (k->step_problem[0])
+    return;
+  if (!cJSON_IsArray(steps) || (size_t)cJSON_GetArraySize(steps) != want)
+    snprintf(k->step_problem, sizeof k->step_problem,
+             "run %zu: accepted %zu of %zu drafts, so steps has %zu entries, not %d", run, accepted,
+             c->n_draft, want, cJSON_IsArray(steps) ? cJSON_GetArraySize(steps) : 0);
+  else if (bonus && cJSON_IsTrue(bonus) != (accepted == c->n_draft))
+    snprintf(k->step_problem, sizeof k->step_problem,
+             "run %zu: bonus is %s, but %zu of %zu drafts were accepted", run,
+             cJSON_IsTrue(bonus) ? "true" : "false", accepted, c->n_draft);
+  for (const cJSON *st = cJSON_IsArray(steps) ? steps->child : NULL;
+       st && !k->step_problem[0] && j < want; st = st->next, j++)
+    check_step(st, j, accepted, rule, drafts[j], run, k);
 }
 
 /* Adds answer `i` to the counts; -1 with `detail` when it is not a speculative answer. */
-static int tally(const specdist_case *c, const cJSON *answer, size_t i, const int64_t *given,
-                 counts *k, char *detail, size_t len) {
+static int tally(const specdist_case *c, const model *rule, const cJSON *answer, size_t i,
+                 const int64_t *given, counts *k, char *detail, size_t len) {
   const cJSON *accepted = cJSON_GetObjectItemCaseSensitive(answer, "accepted");
   int64_t tokens[CHAIN + 1], drafts[CHAIN];
+  char why[120];
   double a = cJSON_IsNumber(accepted) ? accepted->valuedouble : -1;
-  long n_tokens =
-      token_array(cJSON_GetObjectItemCaseSensitive(answer, "tokens"), c->vocab, CHAIN + 1, tokens);
-  long n_drafts = token_array(cJSON_GetObjectItemCaseSensitive(answer, "draft_tokens"), c->vocab,
-                              CHAIN, drafts);
-  if (given) {
-    memcpy(drafts, given, c->n_draft * sizeof *drafts);
-    n_drafts = (long)c->n_draft;
-  }
   if (!(a >= 0 && a <= (double)c->n_draft && a == floor(a)))
     return snprintf(detail, len, "run %zu: accepted is not a count from 0 to %zu", i, c->n_draft),
            -1;
-  if (n_drafts != (long)c->n_draft)
+  if (given)
+    memcpy(drafts, given, c->n_draft * sizeof *drafts);
+  else if (token_array(cJSON_GetObjectItemCaseSensitive(answer, "draft_tokens"), c->vocab,
+                       c->n_draft, drafts, why, sizeof why) != 0)
     return snprintf(detail, len,
-                    "run %zu: the answer has no draft_tokens, %zu token ids in [0, %zu) (the "
-                    "suite leaves draft.tokens out, so the implementation draws them)",
-                    i, c->n_draft, c->vocab),
+                    "run %zu: draft_tokens must hold %zu token ids in [0, %zu), the drafts drawn "
+                    "(the suite leaves draft.tokens out); got %s",
+                    i, c->n_draft, c->vocab, why),
            -1;
   size_t m = (size_t)a;
-  if (n_tokens == (long)c->n_draft && m == c->n_draft) {
-    k->no_bonus++;
-    n_tokens = -2;
-  }
-  if (n_tokens != -2 && n_tokens != (long)m + 1)
+  const cJSON *committed = cJSON_GetObjectItemCaseSensitive(answer, "tokens");
+  int no_bonus = m == c->n_draft && cJSON_GetArraySize(committed) == (int)m;
+  if (token_array(committed, c->vocab, no_bonus ? m : m + 1, tokens, why, sizeof why) != 0)
     return snprintf(detail, len,
-                    "run %zu: accepted %zu drafts, so tokens must be %zu token ids in [0, %zu)", i,
-                    m, m + 1, c->vocab),
+                    "run %zu: accepted %zu drafts, so tokens holds %zu token ids in [0, %zu); "
+                    "got %s",
+                    i, m, m + 1, c->vocab, why),
            -1;
   for (size_t j = 0; j < m; j++)
     if (tokens[j] != drafts[j])
@@ -400,10 +531,12 @@ static int tally(const specdist_case *c, const cJSON *answer, size_t i, const in
                       "run %zu: committed token %zu is %lld, not the accepted draft %lld", i, j,
                       (long long)tokens[j], (long long)drafts[j]),
              -1;
+  check_steps(c, answer, m, drafts, rule, i, k);
+  k->no_bonus += (size_t)no_bonus;
   for (size_t j = 0; j < c->n_draft; j++)
     k->draft[j][drafts[j]]++;
   k->accepted[m]++;
-  for (size_t j = 0; j <= m && (j < m || n_tokens != -2); j++) {
+  for (size_t j = 0; j < m + !no_bonus; j++) {
     k->reached[j]++;
     k->commit[j][tokens[j]]++;
   }
@@ -444,10 +577,12 @@ static void weigh_bugs(case_result *r, const specdist_case *c, const counts *k, 
   size_t size = r->outcome == OUTCOME_PASS ? sizeof r->ruled_out : sizeof r->causes, used = 0;
   for (int v = VARIANT_RULE + 1; v < VARIANT_COUNT; v++) {
     model m;
+    /* A missing bonus shows only where a chain accepted every draft. */
+    int unseen = v == VARIANT_NO_BONUS && k->no_bonus == 0 && k->accepted[c->n_draft] == 0;
     int fit = k->no_bonus > 0;
     if (v != VARIANT_NO_BONUS && build_model(c, (variant)v, &m) == 0)
       fit = k->no_bonus == 0 && fits(&m, k, tests, n_tests);
-    if (fit == (r->outcome != OUTCOME_PASS) && used < size)
+    if (!unseen && fit == (r->outcome != OUTCOME_PASS) && used < size)
       used += (size_t)snprintf(list + used, size - used, "%s%s", used ? "," : "", variant_names[v]);
   }
 }
@@ -487,7 +622,14 @@ static void judge(case_result *r, const specdist_case *c, const counts *k) {
     snprintf(r->detail, sizeof r->detail,
              "%zu of %d runs accepted every draft (%zu) and committed no bonus token", k->no_bonus,
              SPECDIST_RUNS, c->n_draft);
-  else if (!first_failure(r, &m, k, tests, n_tests)) {
+  else if (!first_failure(r, &m, k, tests, n_tests) && k->step_problem[0]) {
+    /* The counts pass, but an answer's own steps contradict it or the rule. */
+    snprintf(r->causes, sizeof r->causes, "%s", k->step_cause);
+    snprintf(r->detail, sizeof r->detail, "%s%s%s%s", k->step_problem,
+             k->step_cause[0] ? "; that is p over its raw softmax [" : "", k->step_cause,
+             k->step_cause[0] ? "]" : "");
+    return;
+  } else if (!r->detail[0]) {
     r->outcome = OUTCOME_PASS;
     snprintf(r->detail, sizeof r->detail,
              "%zu chi-square tests pass at %.3g each over %d runs (%zu accepted the first draft)",
@@ -495,6 +637,9 @@ static void judge(case_result *r, const specdist_case *c, const counts *k) {
   }
   weigh_bugs(r, c, k, tests, n_tests);
   size_t used = strlen(r->detail);
+  if (r->outcome == OUTCOME_PASS && r->ruled_out[0])
+    used += (size_t)snprintf(r->detail + used, sizeof r->detail - used, "; they rule out [%s]",
+                             r->ruled_out);
   if (r->outcome == OUTCOME_FAIL && r->causes[0])
     used += (size_t)snprintf(r->detail + used, sizeof r->detail - used, "; the counts fit [%s]",
                              r->causes);
@@ -514,7 +659,7 @@ static int well_built(const specdist_case *c) {
   for (size_t i = 0; i < n_tests; i++) {
     const double *e = expected_of(&m, &tests[i]);
     double n = tests[i].kind == TEST_COMMIT ? SPECDIST_RUNS * m.reach[tests[i].j] : SPECDIST_RUNS;
-    for (size_t t = 0; t < tests[i].cells; t++)
+    for (size_t t = 0; n > 0.0 && t < tests[i].cells; t++) /* a position never reached: none */
       if (e[t] > 0.0 && n * e[t] < DESIGN_MIN_COUNT)
         return 0;
   }
@@ -528,11 +673,11 @@ static int verifies_given_drafts_only(const cJSON *answer) {
 }
 
 /* Asks run `run` and counts its answer; 0, or the outcome with `detail` filled. */
-static outcome ask_run(const specdist_case *c, size_t run, counts *k, exchange_fn ex, void *ctx,
-                       char *detail, size_t len) {
+static outcome ask_run(const specdist_case *c, const model *rule, size_t run, counts *k,
+                       exchange_fn ex, void *ctx, char *detail, size_t len) {
   int64_t drafts[CHAIN];
-  const int64_t *given = k->given_drafts ? drafts : NULL;
-  if (given && harness_drafts(c, run, drafts) != 0)
+  const int64_t *given = c->given ? c->drafts : k->given_drafts ? drafts : NULL;
+  if (given == drafts && harness_drafts(c, run, drafts) != 0)
     return snprintf(detail, len, "the harness cannot draw the drafts of run %zu", run),
            OUTCOME_CRASH;
   size_t n;
@@ -542,14 +687,14 @@ static outcome ask_run(const specdist_case *c, size_t run, counts *k, exchange_f
   if (run == 0 && !given && verifies_given_drafts_only(answer)) {
     cJSON_Delete(answer);
     k->given_drafts = 1;
-    return ask_run(c, run, k, ex, ctx, detail, len);
+    return ask_run(c, rule, run, k, ex, ctx, detail, len);
   }
   const cJSON *error = cJSON_GetObjectItemCaseSensitive(answer, "error");
   const cJSON *message = cJSON_GetObjectItemCaseSensitive(error, "message");
-  outcome o = !answer                                             ? OUTCOME_CRASH
-              : error                                             ? OUTCOME_ERROR
-              : tally(c, answer, run, given, k, detail, len) != 0 ? OUTCOME_FAIL
-                                                                  : OUTCOME_PASS;
+  outcome o = !answer                                                   ? OUTCOME_CRASH
+              : error                                                   ? OUTCOME_ERROR
+              : tally(c, rule, answer, run, given, k, detail, len) != 0 ? OUTCOME_FAIL
+                                                                        : OUTCOME_PASS;
   if (error)
     snprintf(detail, len, "run %zu: the answer is an error: %.300s", run,
              cJSON_IsString(message) ? message->valuestring : "(no message)");
@@ -560,10 +705,12 @@ static outcome ask_run(const specdist_case *c, size_t run, counts *k, exchange_f
 void specdist_run(case_result *r, exchange_fn ex, void *ctx) {
   const specdist_case *c = find(r->id);
   counts *k = calloc(1, sizeof *k);
-  outcome o = c && k && well_built(c) ? OUTCOME_PASS : OUTCOME_CRASH;
+  model rule;
+  outcome o = c && k && well_built(c) && build_model(c, VARIANT_RULE, &rule) == 0 ? OUTCOME_PASS
+                                                                                  : OUTCOME_CRASH;
   char detail[400] = "the harness cannot build this case";
   for (size_t run = 0; o == OUTCOME_PASS && run < SPECDIST_RUNS; run++)
-    o = ask_run(c, run, k, ex, ctx, detail, sizeof detail);
+    o = ask_run(c, &rule, run, k, ex, ctx, detail, sizeof detail);
   if (o == OUTCOME_PASS)
     judge(r, c, k);
   else {

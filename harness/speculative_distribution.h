@@ -25,7 +25,7 @@
 #include "distribution.h"
 #include "runner.h"
 
-#define SPECDIST_MAX_CASES 5
+#define SPECDIST_MAX_CASES 8
 #define SPECDIST_RUNS 10000
 #define SPECDIST_ALPHA 1e-6
 #define SPECDIST_SUITE "speculative-distribution"

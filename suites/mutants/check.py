@@ -776,21 +776,31 @@ def speculative_statistics(sieve):
         unnamed = [c["id"] for c in failed if c.get("causes") != [bug]]
         if bug is None:
             check(f"{impl} passes the speculative-distribution suite ({len(cases)} cases)",
-                  status == 0 and len(cases) == 5 and not failed, f"exit {status} {failed[:1]}")
+                  status == 0 and len(cases) == 8 and not failed, f"exit {status} {failed[:1]}")
         else:
             check(f"own-generator bug {bug} fails the speculative-distribution suite, each failed "
                   f"case naming only [{bug}]", status == 1 and failed and not unnamed,
                   f"exit {status}, {len(failed)} failed, not naming it: {unnamed[:2]} {err[-200:]}")
+    for variant, words in (("steps-missing", "so steps has"), ("ratio-doubled", "].ratio is"),
+                           ("draft-tokens-short", "draft_tokens must hold")):
+        status, report, err = run(sieve, f"exec:{sys.executable} {fake} {variant}", "--suite",
+                                  "speculative-distribution", "--jobs", "4")
+        failed = [c for c in (report["cases"] if report else []) if c["outcome"] == "fail"]
+        check(f"a verifier answering with {variant} fails the speculative-distribution suite, "
+              f"saying \"{words}\"", status == 1 and failed and
+              all(words in c["detail"] for c in failed), f"exit {status} {failed[:1]}")
     table = subprocess.run([sieve, "explain", "speculative-distribution", "--markdown"],
                            capture_output=True, text=True).stdout
     doc = (HERE.parent.parent / "harness" / "STATISTICS.md").read_text()
     check("harness/STATISTICS.md holds the power table sieve explain computes", table and table in doc,
           "regenerate it: sieve explain speculative-distribution --markdown")
-    rows = [line for line in table.splitlines() if line.startswith("| `")]
-    weak = [b for i, b in enumerate(SPECDIST_BUGS)
-            if not any(r.split("|")[i + 2].strip().startswith("1 - ") for r in rows)]
-    check("every known bug has a speculative-distribution case of power 1 - 1e-4 or more against it",
-          rows and not weak, f"weak against {weak}")
+    lines = table.splitlines()
+    bugs = [c.strip().strip("`") for c in lines[0].split("|")[2:-1]] if lines else []
+    rows = [line.split("|")[2:-1] for line in lines if line.startswith("| `")]
+    weak = [b for i, b in enumerate(bugs) if not any(r[i].strip().startswith("1 - ") for r in rows)]
+    check(f"every known bug ({len(bugs)}) has a speculative-distribution case of power 1 - 1e-4 "
+          "or more against it", rows and set(SPECDIST_BUGS) <= set(bugs) and not weak,
+          f"weak against {weak}, columns {bugs}")
 
 
 SPECDIST_BUGS = ("spec-q-raw", "spec-draft-bf16", "spec-token-match", "spec-no-bonus")
