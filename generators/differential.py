@@ -7,7 +7,9 @@ to filter and to sample each, and compares: kept sets and error kinds exactly, p
 logprobs within 1e-9 + 1e-9 relative, u bit for bit, tokens exactly. Both sides compute in
 float64, so a kept set or token may differ only where the reference's own margin is below
 1e-12 (a decision no float64 implementation can be held to); such rows are counted apart.
-A failure prints the row and the first difference. Exit status 0 when nothing failed.
+A failure prints the row and the first difference. Exit status 0 when nothing failed. With
+--jobs N, N processes each check every N-th batch of rows; every process generates every row,
+so the rows checked are the same.
 
 Each row of at most SPECULATE_V tokens also heads a speculative chain (1 to 5 drafts, random
 rows of the same size from a generator of their own): odd rows give greedy drafts, even rows
@@ -26,6 +28,7 @@ apart.
 import argparse
 import json
 import math
+import multiprocessing
 import subprocess
 import sys
 from pathlib import Path
@@ -89,10 +92,6 @@ def vocab(gen: torch.Generator, i: int) -> int:
     if i % 10 == 4:
         return 2 ** int(torch.randint(1, 10, (1,), generator=gen))
     return int(torch.randint(1, 512, (1,), generator=gen))
-
-
-def num(x: float):
-    return None if x == -math.inf else x
 
 
 def params_json(p: ref.Params) -> dict:
@@ -178,13 +177,14 @@ def compare_sample(got: dict, row, p, seed, pos, n_top, exact: bool):
 
 
 def route_answer(row: torch.Tensor, p: ref.Params, route: str) -> dict:
-    """A float32 engine along one route: its kept set, and a float32 log-softmax over it."""
+    """A float32 engine along one route: its kept set, and a float32 log-softmax over it (-inf as
+    a float, which the matchers read as they read null)."""
     q = ref.check_params(p)
     scaled = torch.where(torch.isinf(row), row, row * (1.0 / q.temperature))
     kept = fp32.route_kept(scaled, ~torch.isinf(row), q.top_p, q.top_k, route)
     masked = torch.full_like(scaled, -math.inf)
     masked[kept] = scaled[kept]
-    return {"logprobs": [num(x) for x in torch.log_softmax(masked, 0).tolist()]}
+    return {"logprobs": torch.log_softmax(masked, 0).tolist()}
 
 
 def compare_float32(got32: dict, row: torch.Tensor, p: ref.Params, exact: bool):
@@ -220,7 +220,7 @@ def speculate_chain(gen: torch.Generator, row: torch.Tensor, p: ref.Params, i: i
 
 def speculate_request(chain, p: ref.Params) -> dict:
     target, tokens, draft, dp, seed, pos = chain
-    rows = lambda rs: [[num(x) for x in r.tolist()] for r in rs]  # noqa: E731
+    rows = lambda rs: [ff.row_json(r.double()) for r in rs]  # noqa: E731
     d = {"tokens": tokens} if tokens is not None else {"rows": rows(draft),
                                                        "params": params_json(dp)}
     return {"op": "speculate", "seed": str(seed), "position": pos,
@@ -273,13 +273,24 @@ def report(kind, i, row, p, detail, extra=""):
           file=sys.stderr)
 
 
-def run(command, rows: int, seed: int, f32_command=None) -> int:
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.undecidable = self.refused = self.speculated = 0
+
+    def add(self, other):
+        for k, v in vars(other).items():
+            setattr(self, k, getattr(self, k) + v)
+
+
+def run(command, rows: int, seed: int, f32_command=None, shard=(0, 1)) -> Tally:
+    """Checks the batches b with b % shard[1] == shard[0]; every row and chain is generated, so
+    the shards check the rows the whole run would."""
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(seed)
     oracle = Oracle(command)
     port32 = Oracle(f32_command) if f32_command else None
     chains = torch.Generator().manual_seed(seed + 1)
-    passed = failed = undecidable = refused = speculated = 0
+    t = Tally()
     for start in range(0, rows, BATCH):
         batch = []
         for i in range(start, min(rows, start + BATCH)):
@@ -291,52 +302,66 @@ def run(command, rows: int, seed: int, f32_command=None) -> int:
             n_top = int(torch.randint(0, min(v, 8) + 1, (1,), generator=gen))
             exact = shape == EQUAL and v & (v - 1) == 0
             batch.append((i, row, p, s, pos, n_top, exact))
-        logits = [[num(x) for x in row.tolist()] for _, row, *_ in batch]
-        filtered = oracle.ask({"op": "filter", "rows": [
-            {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]})
-        sampled = oracle.ask({"op": "sample", "rows": [
-            {"logits": lg, "params": params_json(b[2]), "seed": str(b[3]), "position": b[4],
-             "top_logprobs": b[5]} for lg, b in zip(logits, batch)]})
         specs = [speculate_chain(chains, b[1], b[2], b[0]) if b[1].shape[0] <= SPECULATE_V
                  else None for b in batch]
-        spec_answers = [oracle.ask(speculate_request(c, b[2])) if c else None
-                        for c, b in zip(specs, batch)]
-        filtered32 = port32.ask({"op": "filter", "rows": [
-            {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]}) \
-            if port32 else {"rows": [None] * len(batch)}
-        for (i, row, p, s, pos, n_top, exact), fg, sg, f32g, chain, spg in zip(
-                batch, filtered["rows"], sampled["rows"], filtered32["rows"], specs, spec_answers):
-            results = [("filter", compare_filter(fg, row, p, exact), ""),
-                       ("sample", compare_sample(sg, row, p, s, pos, n_top, exact),
-                        f" seed={s} position={pos} top_logprobs={n_top}")]
-            if chain:
-                speculated += 1
-                results.append(("speculate", compare_speculate(spg, chain, p),
-                                f" chain of {len(chain[0]) - 1}"))
-            if port32:
-                f32 = compare_float32(f32g, row, p, exact)
-                refused += f32 == "refused"
-                results.append(("float32", None if f32 == "refused" else f32, ""))
-            bad = [(k, d, x) for k, d, x in results if d not in (None, "undecidable")]
-            if bad:
-                failed += 1
-                if failed <= 10:
-                    report(bad[0][0], i, row, p, bad[0][1], bad[0][2])
-            elif any(d == "undecidable" for _, d, _ in results):
-                undecidable += 1
-            else:
-                passed += 1
+        if (start // BATCH) % shard[1] == shard[0]:
+            check_batch(t, oracle, port32, batch, specs)
     oracle.close()
     if port32:
         port32.close()
+    return t
+
+
+def check_batch(t: Tally, oracle, port32, batch, specs):
+    logits = [ff.row_json(row.double()) for _, row, *_ in batch]
+    filtered = oracle.ask({"op": "filter", "rows": [
+        {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]})
+    sampled = oracle.ask({"op": "sample", "rows": [
+        {"logits": lg, "params": params_json(b[2]), "seed": str(b[3]), "position": b[4],
+         "top_logprobs": b[5]} for lg, b in zip(logits, batch)]})
+    spec_answers = [oracle.ask(speculate_request(c, b[2])) if c else None
+                    for c, b in zip(specs, batch)]
+    filtered32 = port32.ask({"op": "filter", "rows": [
+        {"logits": lg, "params": params_json(b[2])} for lg, b in zip(logits, batch)]}) \
+        if port32 else {"rows": [None] * len(batch)}
+    for (i, row, p, s, pos, n_top, exact), fg, sg, f32g, chain, spg in zip(
+            batch, filtered["rows"], sampled["rows"], filtered32["rows"], specs, spec_answers):
+        results = [("filter", compare_filter(fg, row, p, exact), ""),
+                   ("sample", compare_sample(sg, row, p, s, pos, n_top, exact),
+                    f" seed={s} position={pos} top_logprobs={n_top}")]
+        if chain:
+            t.speculated += 1
+            results.append(("speculate", compare_speculate(spg, chain, p),
+                            f" chain of {len(chain[0]) - 1}"))
+        if port32:
+            f32 = compare_float32(f32g, row, p, exact)
+            t.refused += f32 == "refused"
+            results.append(("float32", None if f32 == "refused" else f32, ""))
+        bad = [(k, d, x) for k, d, x in results if d not in (None, "undecidable")]
+        if bad:
+            t.failed += 1
+            if t.failed <= 10:
+                report(bad[0][0], i, row, p, bad[0][1], bad[0][2])
+        elif any(d == "undecidable" for _, d, _ in results):
+            t.undecidable += 1
+        else:
+            t.passed += 1
+
+
+def run_shard(args):
+    return run(*args)
+
+
+def summary(t: Tally, rows: int, seed: int, f32_command) -> int:
+    if f32_command:
         print(f"differential: float32 side: {len(fp32.ROUTES)} routes and "
-              f"{f32_command[-1]} on every row; {refused} rows within float32 reach of more "
+              f"{f32_command[-1]} on every row; {t.refused} rows within float32 reach of more "
               f"outcomes than a case records, not checked there")
-    print(f"differential: {speculated} of the rows also head a speculative chain (speculate)")
+    print(f"differential: {t.speculated} of the rows also head a speculative chain (speculate)")
     print(f"differential: {rows} rows (seed {seed}) through filter and sample; "
-          f"{undecidable} decided within 1e-12 of a boundary and accepted either way")
-    print(f"differential: {passed + undecidable} passed, {failed} failed")
-    return 1 if failed else 0
+          f"{t.undecidable} decided within 1e-12 of a boundary and accepted either way")
+    print(f"differential: {t.passed + t.undecidable} passed, {t.failed} failed")
+    return 1 if t.failed else 0
 
 
 def main():
@@ -345,9 +370,20 @@ def main():
     ap.add_argument("--rows", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--f32-lib", help="a float32 implementation (sieve_impl.h) to check too")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="processes, each checking every N-th batch (the rows are the same)")
     args = ap.parse_args()
     f32 = [args.sieve, "serve", "--lib", args.f32_lib] if args.f32_lib else None
-    return run([args.sieve, "serve"], args.rows, args.seed, f32)
+    shards = [([args.sieve, "serve"], args.rows, args.seed, f32, (k, args.jobs))
+              for k in range(args.jobs)]
+    total = Tally()
+    if args.jobs == 1:
+        total.add(run_shard(shards[0]))
+    else:
+        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+            for t in pool.map(run_shard, shards):
+                total.add(t)
+    return summary(total, args.rows, args.seed, f32)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,13 @@ def num(x: float):
 
 
 def row_json(values) -> list:
-    return [num(float(x)) for x in values]
+    """num of every value, made at once: a row of a request, an answer or a matcher."""
+    a = np.asarray(values, dtype=np.float64)
+    out = a.astype(object)
+    out[np.isneginf(a)] = None
+    out[np.isposinf(a)] = "inf"
+    out[np.isnan(a)] = "nan"
+    return out.tolist()
 
 
 def exact(value) -> dict:
@@ -65,7 +71,7 @@ def approx(x: float, tol=LOGPROB_TOL, f32_abs=None) -> dict:
 
 
 def approx_array(xs, tol=LOGPROB_TOL, f32_abs=None) -> dict:
-    out = {"$approx_array": [num(float(x)) for x in xs], **tol}
+    out = {"$approx_array": row_json(xs), **tol}
     return out if f32_abs is None else {**out, "f32_abs": f32_abs}
 
 
@@ -354,7 +360,7 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
     logprobs are sparse (kept-set checksum and sampled entries)."""
     row = as_row(recipe_logits(recipe_spec) if recipe_spec else logits)
-    logits_json = {"$recipe": recipe_spec} if recipe_spec else row_json(row.tolist())
+    logits_json = {"$recipe": recipe_spec} if recipe_spec else row_json(row)
     request = {"op": "filter",
                "rows": [{"logits": logits_json,
                          "params": params_json(t, top_p, top_k, explicit_k)}]}
@@ -385,7 +391,7 @@ def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1
 
 
 def sample_row_json(logits, t, top_p, top_k, seed, pos, n_top) -> dict:
-    row = {"logits": row_json(as_row(logits).tolist()),
+    row = {"logits": row_json(as_row(logits)),
            "params": params_json(t, top_p, top_k, explicit_k=False),
            "seed": str(seed), "position": pos}
     if n_top:
@@ -547,7 +553,7 @@ def speculate_expect(target, tokens, draft, tp, dp, seed, pos, engine=ref.Engine
 def speculate_request(target, tokens, draft, tp, dp, seed, pos, engine=ref.Engine(),
                       sample_draft=False) -> dict:
     def side(rows, params):
-        out = {"rows": [row_json(as_row(r).tolist()) for r in rows]} if rows is not None else {}
+        out = {"rows": [row_json(as_row(r)) for r in rows]} if rows is not None else {}
         p = params_json(params.temperature, params.top_p, params.top_k, explicit_k=False)
         return {**out, "params": p} if p else out
 

@@ -1,4 +1,4 @@
-"""The fixture matchers in Python, as harness/check.c applies them (fixtures/README.md).
+"""The fixture matchers in Python, as harness/run/check.c applies them (fixtures/README.md).
 
 The generator uses it to decide which wrong readings a case separates: a reading separates at a
 precision when its answer fails the case's expectation there.
@@ -32,10 +32,36 @@ def tolerance(m: dict, precision: str):
     return m["abs"], m["rel"]
 
 
+PLAIN = {float, int, type(None)}
+
+
+def _floats(xs):
+    """A list of plain numbers and nulls as float64, null as -inf; None for any other list."""
+    kinds = set(map(type, xs))
+    if not kinds <= PLAIN:
+        return None
+    if type(None) in kinds:
+        xs = [-math.inf if x is None else x for x in xs]
+    return np.array(xs, dtype=np.float64)
+
+
+def _approx_floats(w, g, abs_tol, rel_tol) -> bool:
+    """_close over two float64 arrays at once, with the same arithmetic."""
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(w)
+        same = (w == g) | (np.isnan(w) & np.isnan(g))
+        near = np.abs(g - w) <= abs_tol + rel_tol * np.abs(w)
+    return bool(np.all(np.where(finite, near, same)))
+
+
 def _approx(want, got, tol) -> bool:
     if isinstance(want, list):
-        return (isinstance(got, list) and len(got) == len(want)
-                and all(_approx(w, g, tol) for w, g in zip(want, got)))
+        if not isinstance(got, list) or len(got) != len(want):
+            return False
+        w, g = _floats(want), _floats(got)
+        if w is not None and g is not None:
+            return _approx_floats(w, g, *tol)
+        return all(_approx(x, y, tol) for x, y in zip(want, got))
     try:
         return _close(_number(want), _number(got), *tol) and not isinstance(got, str)
     except TypeError:
@@ -47,7 +73,9 @@ def _sparse(spec, got, precision) -> bool:
 
     if not isinstance(got, list) or len(got) != spec["length"]:
         return False
-    lp = np.array([-math.inf if x is None else float(x) for x in got])
+    lp = _floats(got)
+    if lp is None:
+        lp = np.array([-math.inf if x is None else float(x) for x in got])
     kept = np.nonzero(~np.isinf(lp))[0]
     if len(kept) != spec["kept_count"] or ff.mixsum64(kept) != spec["kept_mixsum64"]:
         return False

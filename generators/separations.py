@@ -93,7 +93,7 @@ def filter_run(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, spa
             g = rd.filter_row(logits, params, engine, reading)
         except ref.SieveError as e:
             return {"rows": [_error_answer(e)]}, {"rows": [ff.error(e)]}
-        answer = {"rows": [{"logprobs": ff.row_json(g.logprobs.tolist())}]}
+        answer = {"rows": [{"logprobs": ff.row_json(g.logprobs)}]}
         return answer, {"rows": [{"logprobs": ff.logprobs_matcher(g.logprobs, g.scaled, at,
                                                                    sparse, g.summed)}]}
     return run
@@ -111,7 +111,7 @@ def float32_tail(logits, params, engine, at, sparse):
                 for lanes in TAIL_LANES]
     except ref.SieveError as e:
         return {"rows": [_error_answer(e)]}, {"rows": [ff.error(e)]}
-    answer = {"rows": [{"logprobs": ff.row_json(rows[0].logprobs.tolist())}]}
+    answer = {"rows": [{"logprobs": ff.row_json(rows[0].logprobs)}]}
     unique = {}
     for g in rows:
         unique.setdefault(tuple(torch.isinf(g.logprobs).tolist()), g)
@@ -133,7 +133,7 @@ def one_still_cuts(logits, params, engine, at, sparse):
         sets = [f.ranked[:f.kept].tolist()]
     lps = [ff.kept_logprobs(f.scaled, kept) for kept in sets]
     fewest = min(range(len(sets)), key=lambda i: len(sets[i]))
-    answer = {"rows": [{"logprobs": ff.row_json(lps[fewest].tolist())}]}
+    answer = {"rows": [{"logprobs": ff.row_json(lps[fewest])}]}
     options = [{"logprobs": ff.logprobs_matcher(lp, f.scaled, at, sparse)} for lp in lps]
     return answer, {"rows": [ff.any_of(options)]}
 

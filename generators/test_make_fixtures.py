@@ -3,7 +3,8 @@
 Each test runs make_fixtures.py in a child process with --out pointing at a scratch folder
 that holds an older set of files, and interrupts it from inside its own writes (the second
 os.fsync sends the signal to the process itself), so the signal lands after one temporary
-file is complete and before any rename, every time.
+file is complete and before any rename, every time. The child builds one small family: the
+writes are the same whatever the cases (make check-fixtures builds them all).
 """
 
 import math
@@ -22,11 +23,12 @@ CHILD = """
 import os, signal, sys
 sys.path.insert(0, {here!r})
 import make_fixtures
+make_fixtures.ALL = [m for m in make_fixtures.ALL if m.FAMILY == "positions"]
 real_fsync, calls = os.fsync, []
 def fsync_then_signal(fd):
     real_fsync(fd)
     calls.append(fd)
-    if len(calls) == 2:
+    if len(calls) == 2 and {signum}:
         os.kill(os.getpid(), {signum})
 os.fsync = fsync_then_signal
 sys.argv = ["make_fixtures.py", "--out", {out!r}]
@@ -69,8 +71,9 @@ class Interrupted(unittest.TestCase):
 
     def test_an_uninterrupted_run_replaces_the_three_files(self):
         with tempfile.TemporaryDirectory() as out:
-            done = subprocess.run([sys.executable, str(HERE / "make_fixtures.py"), "--out", out],
-                                  capture_output=True, text=True, timeout=300)
+            code = CHILD.format(here=str(HERE), signum=0, out=out)
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  timeout=300)
             self.assertEqual(done.returncode, 0, done.stderr[-2000:])
             self.assertEqual(sorted(os.listdir(out)), sorted(NAMES))
             for name in NAMES:

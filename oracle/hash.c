@@ -23,6 +23,16 @@ uint64_t sieve_mix64(uint64_t z) {
   return z;
 }
 
+/* The position and the case mixed, what the seed is added to (seed 000:45-46). */
+static uint64_t mixed_position(uint64_t position, int sample_case) {
+  uint64_t seq = (position * 3 + (uint64_t)sample_case) * SIEVE_HASH_GOLDEN;
+  return seq ^ (seq << 13);
+}
+
+uint64_t sieve_seed_of_zero_u(uint64_t position, int sample_case) {
+  return 0 - mixed_position(position, sample_case);
+}
+
 int sieve_uniform(const sieve_draw_key *key, double *u) {
   if (!key || !u)
     return SIEVE_EARG;
@@ -31,8 +41,7 @@ int sieve_uniform(const sieve_draw_key *key, double *u) {
   if (key->tag != SIEVE_TAG_MAIN && key->tag != SIEVE_TAG_MTP)
     return SIEVE_ETAG;
   uint64_t seed = key->seed + (key->tag == SIEVE_TAG_MTP ? SIEVE_MTP_SEED_OFFSET : 0);
-  uint64_t seq = (key->position * 3 + (uint64_t)key->sample_case) * SIEVE_HASH_GOLDEN;
-  uint64_t combined = seed + (seq ^ (seq << 13));
+  uint64_t combined = seed + mixed_position(key->position, key->sample_case);
   *u = (double)(sieve_mix64(combined) >> 11) * 0x1.0p-53;
   return 0;
 }

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define SIEVE_VERSION "0.1.0"
+#define SIEVE_VERSION "0.2.0"
 
 /* Temperatures below this become this (seed 000:9, sampling_params.py:10). */
 #define SIEVE_SAMPLING_EPS 1e-5
@@ -323,6 +323,10 @@ uint64_t sieve_mix64(uint64_t z);
 
 /* The hash-based uniform in [0, 1), a multiple of 2^-53 (seed 000:45-47). */
 int sieve_uniform(const sieve_draw_key *key, double *u);
+
+/* The seed (tag main) whose uniform at `position` and `sample_case` is exactly 0: the combined
+ * value is 0, which the finalizer keeps. Tests and probes reach the boundary u = 0 with it. */
+uint64_t sieve_seed_of_zero_u(uint64_t position, int sample_case);
 
 /*
  * Inverse CDF in token-id order (seed 000:48-50): the first token whose

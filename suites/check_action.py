@@ -6,7 +6,10 @@ The workspace is what harness/CI.md tells an engine team to keep: sieve-adapter.
 template with one bug planted, `>=` at the top-p boundary) and sieve-expected.json, written from
 a run with --write-expect. Checked: the job passes with the expectation file, with a JUnit
 report that validates against Jenkins' schema and a markdown job summary; it fails without the
-file, naming the bug; and a job whose adapter does not start stops at the smoke step.
+file, naming the bug; and a job whose adapter does not start stops at the smoke step. The jobs
+run the suites of SUITES (the action's `suite` input, which the report must keep to): the steps
+are what is checked here, and the faithful module of suites/harness/ puts the template through
+every suite.
 
     /usr/bin/python3 suites/check_action.py build/sieve
 """
@@ -23,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "harness" / "action.yml"
 XSD = Path(os.environ.get("SIEVE_JUNIT_XSD", ROOT / "build" / "schemas" / "jenkins-junit.xsd"))
 RESULTS = []
+SUITES = "ordering,params"
 
 
 def check(name, ok, detail=""):
@@ -81,7 +85,7 @@ def write_workspace(workspace, sieve):
     assert planted != template, "python_adapter.py no longer has the line this check changes"
     (workspace / "sieve-adapter.py").write_text(planted)
     p = subprocess.run([sieve, "run", "--impl", "exec:/usr/bin/python3 sieve-adapter.py",
-                        "--write-expect", "sieve-expected.json"], cwd=workspace,
+                        "--suite", SUITES, "--write-expect", "sieve-expected.json"], cwd=workspace,
                        capture_output=True, text=True, timeout=900)
     check("sieve run --write-expect writes the workspace's expectation file",
           p.returncode == 0 and (workspace / "sieve-expected.json").is_file(), p.stderr[-300:])
@@ -95,19 +99,24 @@ def schema_valid(report):
 
 def gating_job_passes(workspace):
     ran, status, outputs, summary = run_job(workspace, {
-        "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json"})
+        "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json",
+        "suite": SUITES})
     names = [name for name, _ in ran]
     check("with the expectation file every step passes", status == 0 and len(names) == 3,
           f"{names}, exit {status}: {ran[-1][1].stderr[-300:]}")
     junit = workspace / outputs.get("junit", "sieve-junit.xml")
     valid, why = schema_valid(junit) if junit.is_file() else (False, f"no {junit}")
     check("the conformance step writes a JUnit report Jenkins' schema accepts", valid, why)
+    suites = re.findall(r'<testsuite name="([a-z-]+)"', junit.read_text()) if valid else []
+    check("the conformance step runs the suites of the suite input, and no other",
+          sorted(suites) == sorted(SUITES.split(",")), str(suites))
     check("the job summary is the markdown report with its verdict",
           summary.startswith("#") and "passed" in summary and "expected" in summary, summary[:200])
 
 
 def unlisted_bug_fails(workspace):
-    ran, status, _, _ = run_job(workspace, {"impl": "exec:/usr/bin/python3 sieve-adapter.py"})
+    ran, status, _, _ = run_job(workspace, {"impl": "exec:/usr/bin/python3 sieve-adapter.py",
+                                            "suite": SUITES})
     err = ran[-1][1].stderr
     check("without the expectation file the conformance step fails (exit 1) naming the bug",
           ran[-1][0] == "Conformance" and status == 1 and "ge-boundary" in err,
@@ -117,7 +126,7 @@ def unlisted_bug_fails(workspace):
 def harness_error_is_said(workspace):
     ran, status, outputs, summary = run_job(workspace, {
         "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json",
-        "junit": "no-such-folder/sieve-junit.xml"})
+        "suite": SUITES, "junit": "no-such-folder/sieve-junit.xml"})
     check("a harness error (exit 2) says so in the summary and sets no junit output",
           status == 2 and "harness error" in summary and "junit" not in outputs,
           f"exit {status}, outputs {outputs}, summary {summary[:120]!r}")

@@ -2,9 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness/check.h"
-#include "../harness/suites.h"
 #include "helpers.h"
+#include "protocol/recipe.h"
+#include "run/check.h"
+#include "run/suites.h"
 
 static int check(const char *expect, const char *got) {
   cJSON *e = cJSON_Parse(expect), *g = cJSON_Parse(got);
@@ -63,15 +64,19 @@ Test(check, plain_values_compare_exactly_and_extra_keys_are_ignored) {
 Test(check, an_error_where_an_answer_was_due_is_a_mismatch_and_the_reverse) {
   cr_expect(!check("{\"rows\":[{\"kept\":1}]}",
                    "{\"rows\":[{\"error\":{\"kind\":\"invalid_logits\",\"field\":\"logits\"}}]}"));
-  cr_expect(!check("{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\"}}",
-                   "{\"params\":{}}"));
+  cr_expect(
+      !check("{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\"}}", "{\"params\":{}}"));
 }
 
 Test(check, error_kind_and_field_are_compared_and_code_only_when_reported) {
-  const char *e = "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"code\":\"SIEVE_ETOPK\"}}";
-  cr_expect(check(e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"message\":\"m\"}}"));
-  cr_expect(check(e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"code\":\"SIEVE_ETOPK\"}}"));
-  cr_expect(!check(e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"code\":\"SIEVE_ETOPP\"}}"));
+  const char *e =
+      "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"code\":\"SIEVE_ETOPK\"}}";
+  cr_expect(
+      check(e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"message\":\"m\"}}"));
+  cr_expect(check(
+      e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"code\":\"SIEVE_ETOPK\"}}"));
+  cr_expect(!check(
+      e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_k\",\"code\":\"SIEVE_ETOPP\"}}"));
   cr_expect(!check(e, "{\"error\":{\"kind\":\"invalid_params\",\"field\":\"top_p\"}}"));
 }
 
@@ -179,8 +184,8 @@ Test(detail, compares_whole_kept_sets_and_shortens_them_only_in_print) {
   char out[700];
   detail_of("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}",
             SIEVE_PRECISION_FLOAT64, out, sizeof out);
-  cr_expect(strstr(out, "kept {0,1,2,3,4,5,6,7} expected {0,1,2,3,4,5,6,...,8} (9 in all)") !=
-                NULL, "%s", out);
+  cr_expect(strstr(out, "kept {0,1,2,3,4,5,6,7} expected {0,1,2,3,4,5,6,...,8} (9 in all)") != NULL,
+            "%s", out);
 }
 
 Test(detail, says_nothing_of_kept_sets_when_they_are_equal) {
@@ -201,7 +206,8 @@ Test(detail, a_reading_that_separates_only_at_float64_is_not_named_at_float32) {
   char out[700];
   cJSON *c = cJSON_Parse(detail_case);
   cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "readings"), 0);
-  cJSON_ReplaceItemInObject(r, "precisions", cJSON_CreateStringArray((const char *[]){"float64"}, 1));
+  cJSON_ReplaceItemInObject(r, "precisions",
+                            cJSON_CreateStringArray((const char *[]){"float64"}, 1));
   cJSON *a = cJSON_Parse("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}");
   char causes[160];
   sieve_case_detail(c, a, SIEVE_PRECISION_FLOAT32, "why", out, sizeof out, causes, sizeof causes);
@@ -219,18 +225,17 @@ Test(detail, lists_the_readings_of_the_cases_own_axis_first_and_names_them) {
       "{\"name\":\"ge-boundary\",\"axis\":\"boundary\",\"hint\":\"b\",\"precisions\":[\"float64\"],"
       "\"expect\":{\"rows\":[{\"token\":0}]}}]}";
   char out[700], causes[160];
-  detail_for(text, "{\"rows\":[{\"token\":0}]}", SIEVE_PRECISION_FLOAT64, out, sizeof out,
-             causes);
+  detail_for(text, "{\"rows\":[{\"token\":0}]}", SIEVE_PRECISION_FLOAT64, out, sizeof out, causes);
   cr_expect(strstr(out, "drew token 0 expected 1: same answer as [ge-boundary]: b; or as "
-                        "[draw-ge]: a") != NULL, "%s", out);
+                        "[draw-ge]: a") != NULL,
+            "%s", out);
   cr_expect_str_eq(causes, "ge-boundary,draw-ge");
 }
 
 Test(detail, a_kept_set_of_any_acceptable_outcome_is_not_called_different) {
-  const char *text =
-      "{\"id\":\"t/z\",\"axis\":\"none\",\"expect\":{\"rows\":[{\"$any_of\":["
-      "{\"logprobs\":{\"$approx_array\":[-0.7,-0.7,null],\"abs\":0,\"rel\":0}},"
-      "{\"logprobs\":{\"$approx_array\":[0,null,null],\"abs\":0,\"rel\":0}}]}]}}";
+  const char *text = "{\"id\":\"t/z\",\"axis\":\"none\",\"expect\":{\"rows\":[{\"$any_of\":["
+                     "{\"logprobs\":{\"$approx_array\":[-0.7,-0.7,null],\"abs\":0,\"rel\":0}},"
+                     "{\"logprobs\":{\"$approx_array\":[0,null,null],\"abs\":0,\"rel\":0}}]}]}}";
   char out[700];
   detail_for(text, "{\"rows\":[{\"logprobs\":[-0.1,null,null]}]}", SIEVE_PRECISION_FLOAT64, out,
              sizeof out, NULL);

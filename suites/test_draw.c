@@ -21,21 +21,17 @@ Test(hash, mix64_matches_the_published_splitmix64_stream_for_seed_0) {
   const uint64_t want[5] = {0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL,
                             0xf88bb8a8724c81ecULL, 0x1b39896a51a8749bULL};
   for (uint64_t k = 0; k < 5; k++)
-    cr_expect_eq(sieve_mix64((k + 1) * SIEVE_HASH_GOLDEN), want[k], "output %lu",
-                 (unsigned long)k);
+    cr_expect_eq(sieve_mix64((k + 1) * SIEVE_HASH_GOLDEN), want[k], "output %lu", (unsigned long)k);
 }
 
 Test(hash, mix64_matches_the_published_splitmix64_stream_for_seed_1234567) {
-  const uint64_t want[5] = {6457827717110365317ULL, 3203168211198807973ULL,
-                            9817491932198370423ULL, 4593380528125082431ULL,
-                            16408922859458223821ULL};
+  const uint64_t want[5] = {6457827717110365317ULL, 3203168211198807973ULL, 9817491932198370423ULL,
+                            4593380528125082431ULL, 16408922859458223821ULL};
   for (uint64_t k = 0; k < 5; k++)
     cr_expect_eq(sieve_mix64(1234567 + (k + 1) * SIEVE_HASH_GOLDEN), want[k]);
 }
 
-Test(hash, mix64_has_no_increment_so_zero_maps_to_zero) {
-  cr_expect_eq(sieve_mix64(0), 0);
-}
+Test(hash, mix64_has_no_increment_so_zero_maps_to_zero) { cr_expect_eq(sieve_mix64(0), 0); }
 
 /* --- the uniform -------------------------------------------------------------- */
 
@@ -92,6 +88,17 @@ Test(uniform, s000_l45_l46_combined_is_seed_plus_seq_xor_seq_shifted_13) {
     uint64_t combined = seed + (seq ^ (seq << 13));
     double want = (double)(sieve_mix64(combined) >> 11) / 9007199254740992.0;
     expect_near(uniform(seed, pos, c, SIEVE_TAG_MAIN), want, 0, "u");
+  }
+}
+
+Test(uniform, the_seed_of_zero_u_draws_exactly_zero_at_its_position_and_case) {
+  rng r = {31};
+  for (int i = 0; i < 300; i++) {
+    uint64_t pos = rng_next(&r) >> (rng_next(&r) % 64);
+    int c = (int)(rng_next(&r) % 3);
+    uint64_t seed = sieve_seed_of_zero_u(pos, c);
+    expect_near(uniform(seed, pos, c, SIEVE_TAG_MAIN), 0.0, 0, "u at its own key");
+    cr_expect(uniform(seed, pos + 1, c, SIEVE_TAG_MAIN) > 0.0, "u at the next position");
   }
 }
 
@@ -218,9 +225,7 @@ Test(position, s000_l59_decode_first_row_is_seqlen_k_minus_seqlen_q_plus_1) {
   cr_expect_eq(position(SIEVE_DECODE, 4, 10, 0), 7);
 }
 
-Test(position, s000_l59_decode_row_r_adds_r) {
-  cr_expect_eq(position(SIEVE_DECODE, 4, 10, 3), 10);
-}
+Test(position, s000_l59_decode_row_r_adds_r) { cr_expect_eq(position(SIEVE_DECODE, 4, 10, 3), 10); }
 
 Test(position, positions_up_to_2_pow_40_are_exact) {
   int64_t k = INT64_C(1) << 40;

@@ -146,7 +146,7 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_a_few_tied_levels) {
   rng r = {31};
   for (size_t i = 0; row && i < v; i++)
     row[i] = i % 5003 == 7 ? -INFINITY : 0.25f * (float)(rng_next(&r) % 13);
-  const sieve_params cases[6] = {{0.7, 0.9, 50},   {1.0, 0.95, -1},    {1.0, 0.5, -1},
+  const sieve_params cases[6] = {{0.7, 0.9, 50},   {1.0, 0.95, -1},      {1.0, 0.5, -1},
                                  {1.0, 1.0, 9000}, {1.3, 0.999, 100000}, {1.0, 0.01, -1}};
   same_results(row, v, cases, 6);
 }

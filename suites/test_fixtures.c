@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/check.h"
-#include "../harness/fixture.h"
-#include "../harness/jbuf.h"
-#include "../harness/serve.h"
 #include "helpers.h"
+#include "protocol/jbuf.h"
+#include "protocol/recipe.h"
+#include "protocol/serve.h"
+#include "run/check.h"
+#include "run/fixture.h"
 
 #define FIXTURES SIEVE_ROOT "/fixtures/sieve-fixtures.json"
 

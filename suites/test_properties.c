@@ -12,19 +12,19 @@
 #define SUM_TOL 1e-12
 
 static uint64_t seeds[] = {1, 2, 3, 4, 5, 6, 7, 8};
-#define PROPERTY(name)                                                          \
-  ParameterizedTestParameters(properties, name) {                               \
-    return cr_make_param_array(uint64_t, seeds, sizeof seeds / sizeof seeds[0]); \
-  }                                                                             \
-  static void check_##name(const case_row *c);                                  \
-  ParameterizedTest(uint64_t *seed, properties, name) {                         \
-    rng r = {*seed};                                                            \
-    for (int n = 0; n < ROWS; n++) {                                            \
-      case_row c;                                                               \
-      make_case(&r, &c);                                                        \
-      check_##name(&c);                                                         \
-    }                                                                           \
-  }                                                                             \
+#define PROPERTY(name)                                                                             \
+  ParameterizedTestParameters(properties, name) {                                                  \
+    return cr_make_param_array(uint64_t, seeds, sizeof seeds / sizeof seeds[0]);                   \
+  }                                                                                                \
+  static void check_##name(const case_row *c);                                                     \
+  ParameterizedTest(uint64_t *seed, properties, name) {                                            \
+    rng r = {*seed};                                                                               \
+    for (int n = 0; n < ROWS; n++) {                                                               \
+      case_row c;                                                                                  \
+      make_case(&r, &c);                                                                           \
+      check_##name(&c);                                                                            \
+    }                                                                                              \
+  }                                                                                                \
   static void check_##name(const case_row *c)
 
 typedef struct case_row {
@@ -108,9 +108,7 @@ PROPERTY(s000_l30_keeps_at_most_k_tokens) {
   cr_assert_eq(count(&c->kept, c->v), c->kept.info.kept);
 }
 
-PROPERTY(s000_l17_keeps_the_first_token_always) {
-  cr_assert(is_kept(&c->kept, first_token(c)));
-}
+PROPERTY(s000_l17_keeps_the_first_token_always) { cr_assert(is_kept(&c->kept, first_token(c))); }
 
 PROPERTY(s000_l19_kept_probabilities_sum_to_1) {
   double total = 0;

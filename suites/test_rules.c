@@ -259,10 +259,11 @@ Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
   cr_expect_eq(info.kept, 1024, "without a top-k, top_p = 1 is not applied");
 }
 
-/* The profiles and probes derived from the axes (harness/profiles.c, harness/fingerprint.c). */
+/* The profiles and probes derived from the axes (harness/engines/profiles.c,
+ * harness/fingerprint.c). */
 
-#include "../harness/fingerprint.h"
-#include "../harness/profiles.h"
+#include "engines/fingerprint.h"
+#include "engines/profiles.h"
 
 Test(profiles, every_choice_names_its_source_or_why_it_is_unconfirmed) {
   for (const engine_profile *p = profiles; p->name; p++)

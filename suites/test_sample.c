@@ -95,9 +95,8 @@ Test(sample, errors_are_reported_in_the_documented_order) {
 Test(batch, filter_batch_reports_each_rows_own_status) {
   const float good[3] = {1.0f, 2.0f, 3.0f}, bad[3] = {1.0f, NAN, 3.0f};
   double lp0[3], lp1[3], lp2[3];
-  sieve_filter_row rows[3] = {{good, 3, {1.0, 1.0, -1}, lp0},
-                              {bad, 3, {1.0, 1.0, -1}, lp1},
-                              {good, 3, {1.0, 1.0, 0}, lp2}};
+  sieve_filter_row rows[3] = {
+      {good, 3, {1.0, 1.0, -1}, lp0}, {bad, 3, {1.0, 1.0, -1}, lp1}, {good, 3, {1.0, 1.0, 0}, lp2}};
   sieve_filter_info infos[3];
   int status[3];
   cr_assert_eq(sieve_filter_batch(rows, 3, NULL, infos, status), 0);

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/serve.h"
 #include "helpers.h"
+#include "protocol/recipe.h"
+#include "protocol/request.h"
+#include "protocol/serve.h"
 
 typedef struct served {
   char *text;
@@ -66,7 +68,9 @@ static void expect_error(const cJSON *answer, const char *kind, const char *fiel
 
 /* A JSON number array entry as a double; null is -inf. */
 static double number(const cJSON *item) {
-  return cJSON_IsNull(item) ? -INFINITY : item->valuedouble;
+  double x = NAN;
+  cr_assert_eq(req_number(item, REQ_NULL_MINUS_INF, &x), 0, "not a protocol number");
+  return x;
 }
 
 Test(serve, hello_names_protocol_1_and_every_op) {
@@ -308,6 +312,40 @@ Test(serve, a_row_of_262144_logits_is_answered_in_full) {
   cr_expect_eq(at(row, "kept")->valueint, 50);
   served_free(&s);
   free(input);
+}
+
+#define RECIPE "{\"kind\":\"irwin_hall4\",\"seed\":\"7\",\"v\":40,\"bits\":8,\"exp\":-6," \
+               "\"spike_every\":9,\"spike_units\":900"
+
+Test(serve, a_row_given_as_a_recipe_is_answered_as_its_logits) {
+  cJSON *recipe = cJSON_Parse(RECIPE "}");
+  size_t v = 0;
+  char err[200];
+  float *row = sieve_recipe_logits(recipe, &v, err, sizeof err);
+  cr_assert(row && v == 40, "%s", err);
+  filtered f = run_filter(row, v, 0.8, 0.9, 12);
+  served s = serve("{\"op\":\"filter\",\"rows\":[{\"logits\":{\"$recipe\":" RECIPE "}},"
+                   "\"params\":{\"temperature\":0.8,\"top_p\":0.9,\"top_k\":12}}]}\n");
+  const cJSON *lp = at(cJSON_GetArrayItem(at(s.lines[0], "rows"), 0), "logprobs");
+  cr_assert_eq(cJSON_GetArraySize(lp), 40);
+  for (int i = 0; i < 40; i++)
+    cr_expect(same_double(number(cJSON_GetArrayItem(lp, i)), f.lp[i]), "entry %d", i);
+  served_free(&s);
+  free(row);
+  cJSON_Delete(recipe);
+}
+
+Test(serve, a_recipe_that_is_malformed_or_misses_its_checksum_is_an_invalid_logits_error) {
+  served s = serve(
+      "{\"op\":\"filter\",\"rows\":[{\"logits\":{\"$recipe\":" RECIPE ",\"mixsum64\":\"0\"}}},"
+      "{\"logits\":{\"$recipe\":{\"kind\":\"gaussian\",\"seed\":\"7\",\"v\":40}}},"
+      "{\"logits\":{\"$recipe\":" RECIPE "},\"extra\":1}}]}\n");
+  const cJSON *rows = at(s.lines[0], "rows");
+  cr_assert_eq(cJSON_GetArraySize(rows), 3);
+  for (int i = 0; i < 2; i++)
+    expect_error(cJSON_GetArrayItem(rows, i), "invalid_logits", "logits");
+  cr_expect(at(cJSON_GetArrayItem(rows, 2), "error") != NULL, "a key beside $recipe");
+  served_free(&s);
 }
 
 Test(serve, deeply_nested_json_is_an_error_not_a_crash) {

@@ -11,9 +11,7 @@
 #include "helpers.h"
 
 /* |a - b| in units of b's last place. */
-static double ulps(double a, double b) {
-  return fabs(a - b) / (nextafter(b, INFINITY) - b);
-}
+static double ulps(double a, double b) { return fabs(a - b) / (nextafter(b, INFINITY) - b); }
 
 Test(exp, is_within_one_ulp_of_libm_where_the_filter_uses_it) {
   /* Arguments are scaled - max <= 0; the draw also takes logprobs <= 0. */
@@ -50,8 +48,8 @@ Test(exp, rounds_subnormal_results_like_libm) {
   /* Results below 2^-1022 are scaled in two steps so that they are rounded once. */
   for (double x = -708.5; x > -745.2; x -= 0.0371) {
     double want = exp(x);
-    cr_assert(fabs(sieve__exp(x) - want) <= 0x1p-1074, "exp(%a): %a, libm %a", x,
-              sieve__exp(x), want);
+    cr_assert(fabs(sieve__exp(x) - want) <= 0x1p-1074, "exp(%a): %a, libm %a", x, sieve__exp(x),
+              want);
   }
 }
 
@@ -91,8 +89,8 @@ Test(exp, row_loops_give_the_scalar_bits_at_every_length) {
 
 Test(sum, adds_eight_token_lanes_then_the_lanes_pairwise) {
   /* Values chosen so that another order gives another double. */
-  const double x[11] = {1.0, 0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53,
-                        0x1p-53, 0x1p-52, 0.5};
+  const double x[11] = {1.0,     0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53,
+                        0x1p-53, 0x1p-53, 0x1p-53, 0x1p-52, 0.5};
   double lanes[8] = {0};
   for (size_t i = 0; i < 11; i++)
     lanes[i % 8] += x[i];

@@ -298,12 +298,6 @@ static int run_rule(chain *c, const sieve_rule *rule) {
   return sieve_speculate_rule(rule, &c->spec, NULL, c->steps, c->out, &c->result);
 }
 
-/* The seed whose accept test at `position` draws u = 0 from the hash (combined = 0). */
-static uint64_t seed_of_u_zero(uint64_t position) {
-  uint64_t seq = (position * 3 + SIEVE_CASE_ACCEPT) * SIEVE_HASH_GOLDEN;
-  return 0 - (seq ^ (seq << 13));
-}
-
 /* One draft of token `x` whose target rows and draft row are all `row`. */
 static void one_draft(chain *c, const float *row, size_t v, int64_t x, uint64_t seed,
                       uint64_t position) {
@@ -319,7 +313,7 @@ Test(rules, vllm_an_inclusive_accept_test_accepts_at_u_zero_what_the_target_remo
   sieve_rule le = SIEVE_RULE_DEEPINFER;
   le.spec_accept = SIEVE_SPEC_ACCEPT_LE;
   chain c;
-  one_draft(&c, row, 4, 3, seed_of_u_zero(5), 5);
+  one_draft(&c, row, 4, 3, sieve_seed_of_zero_u(5, SIEVE_CASE_ACCEPT), 5);
   c.spec.target_params.top_k = 3; /* p(3) = 0 < q(3) */
   cr_assert_eq(run_rule(&c, &le), 0);
   cr_expect(c.steps[0].u == 0.0 && c.steps[0].accepted, "0 <= 0 / q accepts");
@@ -332,7 +326,7 @@ Test(rules, an_inclusive_test_divides_so_p_and_q_both_zero_still_rejects) {
   sieve_rule le = SIEVE_RULE_DEEPINFER;
   le.spec_accept = SIEVE_SPEC_ACCEPT_LE;
   chain c;
-  one_draft(&c, row, 4, 3, seed_of_u_zero(5), 5);
+  one_draft(&c, row, 4, 3, sieve_seed_of_zero_u(5, SIEVE_CASE_ACCEPT), 5);
   c.spec.target_params.top_k = c.spec.draft_params.top_k = 3; /* p(3) = q(3) = 0 */
   cr_assert_eq(run_rule(&c, &le), 0);
   cr_expect(!c.steps[0].accepted, "0 / 0 is NaN, and u <= NaN is false");

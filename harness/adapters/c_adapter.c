@@ -1,5 +1,5 @@
 /*
- * A C shared-library adapter (harness/sieve_impl.h): the table of ops a
+ * A C shared-library adapter (harness/protocol/sieve_impl.h): the table of ops a
  * sampler exports so that `sieve run --impl lib:PATH.so` can call it in a
  * child process. This example forwards to the oracle; a real port puts its
  * own functions in the table and leaves NULL the ops it does not have.

@@ -50,7 +50,7 @@ def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p:
 
 
 class Rejected(ValueError):
-    """An input the rule rejects: the error answer names the field (harness/PROTOCOL.md)."""
+    """An input the rule rejects: the error answer names the field (harness/protocol/PROTOCOL.md)."""
 
     def __init__(self, field, message):
         super().__init__(message)

@@ -18,7 +18,8 @@
 
 #include "../../oracle/internal.h"
 #include "../../oracle/sieve.h"
-#include "../fixture.h"
+#include "protocol/recipe.h"
+#include "run/fixture.h"
 
 #define BATCH_MAX 32
 
@@ -84,8 +85,8 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median_ms(float **rows, size_t vocab, size_t batch, const sieve_params *p,
-                        path which, int reps) {
+static double median_ms(float **rows, size_t vocab, size_t batch, const sieve_params *p, path which,
+                        int reps) {
   double t[16];
   for (int i = 0; i < reps; i++)
     t[i] = time_batch(rows, vocab, batch, p, which);

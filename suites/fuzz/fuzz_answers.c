@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/check.h"
+#include "run/check.h"
 
 static const char *const expectations[] = {
     "{\"rows\":[{\"logprobs\":{\"$approx_array\":[-0.5,null,-1.5],\"abs\":1e-9,\"rel\":1e-9}}]}",

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../harness/check.h"
-#include "../../harness/fixture.h"
+#include "run/check.h"
+#include "run/fixture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sieve_fixtures fx;

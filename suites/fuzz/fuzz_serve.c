@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../harness/serve.h"
+#include "protocol/serve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)

@@ -1,6 +1,6 @@
 /*
- * Shared libraries that break the ABI of harness/sieve_impl.h, one way each, chosen with
- * -DBROKEN_<NAME> (build/mutants/libbroken-<name>.so). suites/mutants/check.py runs
+ * Shared libraries that break the ABI of harness/protocol/sieve_impl.h, one way each, chosen with
+ * -DBROKEN_<NAME> (build/mutants/libbroken-<name>.so). suites/harness/fakes.py runs
  * `sieve run --impl lib:` on each and checks the report names the problem, sieve itself
  * survives, and nothing passes that should not.
  *
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/sieve_impl.h"
+#include "protocol/sieve_impl.h"
 
 static int filter(const float *logits, size_t vocab, const sieve_params *params,
                   const sieve_engine *engine, double *logprobs) {

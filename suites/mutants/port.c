@@ -1,5 +1,5 @@
 /*
- * A compact port of the rule as a shared library (harness/sieve_impl.h),
+ * A compact port of the rule as a shared library (harness/protocol/sieve_impl.h),
  * written separately from oracle/. Built as is, it is the control: it must
  * pass every fixture. Built with -DMUTANT_<NAME>, it carries one bug a real
  * port could have; catalogue.json names the cases each mutant must fail.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/sieve_impl.h"
+#include "protocol/sieve_impl.h"
 
 #ifndef MUTANT_NAME
 #define MUTANT_NAME "port-faithful"

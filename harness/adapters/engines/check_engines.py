@@ -5,7 +5,7 @@
                                             engine CI runs, runs/NAME.expected.json) anew
 
 check fails, naming the axis and the case, when
-- the engine's fingerprint differs from its profile (oracle/sieve.h axes, harness/profiles.c) on
+- the engine's fingerprint differs from its profile (oracle/sieve.h axes, harness/engines/profiles.c) on
   an axis the fingerprint determines, or from the fingerprint recorded in runs/NAME.json (a new
   release, or a changed adapter: the output says which axes moved);
 - `sieve diff profile:NAME IMPL` compares no case, or finds a case of an engine axis (the
@@ -25,8 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The recorded runs; SIEVE_ENGINE_RUNS points elsewhere (check.py tests this script on the
-# oracle's profiles).
+# The recorded runs; SIEVE_ENGINE_RUNS points elsewhere (suites/harness/engines.py tests this
+# script on the oracle's profiles).
 RUNS = Path(os.environ.get("SIEVE_ENGINE_RUNS", Path(__file__).resolve().parent / "runs"))
 FAILURES = []
 

@@ -1,4 +1,4 @@
-"""Protocol v1 glue shared by the engine adapters beside this file (harness/PROTOCOL.md).
+"""Protocol v1 glue shared by the engine adapters beside this file (harness/protocol/PROTOCOL.md).
 
 The adapters (vllm_adapter.py, hf_transformers_adapter.py, sglang_adapter.py) put an installed
 engine's own sampler code through sieve. This module holds everything that is not the engine:

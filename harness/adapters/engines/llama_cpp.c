@@ -1,5 +1,5 @@
 /*
- * A protocol-v1 adapter (harness/PROTOCOL.md) around llama.cpp's own sampler code, as shipped
+ * A protocol-v1 adapter (harness/protocol/PROTOCOL.md) around llama.cpp's own sampler code, as shipped
  * in the npm package @node-llama-cpp/linux-x64 (`make engines` installs it under
  * build/engines/llama-cpp/). Nothing here samples: the adapter builds llama.cpp's sampler
  * chain, applies it to the row and reads back what the chain left in the candidate array.

@@ -1,4 +1,4 @@
-// A protocol-v1 adapter (harness/PROTOCOL.md) around transformers.js's own generation code, as
+// A protocol-v1 adapter (harness/protocol/PROTOCOL.md) around transformers.js's own generation code, as
 // installed from npm by `make engines` (@huggingface/transformers, pinned in engines.mk).
 //
 //   node transformers_js.mjs DIR    DIR is build/engines/transformers-js (the folder whose

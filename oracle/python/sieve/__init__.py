@@ -252,7 +252,7 @@ def position(mode, seqlen_q, seqlen_k, row=0):
 
 # ----------------------------------------------------------------------------- conformance
 
-# The expectation-file schemas `sieve run --expect` accepts (harness/fixture.h): version 2 kept
+# The expectation-file schemas `sieve run --expect` accepts (harness/run/fixture.h): version 2 kept
 # the case ids of version 1.
 _EXPECT_SCHEMAS = ("sieve-fixtures/2", "sieve-fixtures/1")
 # How many failures an AssertionError shows in full before it lists the rest by id.
@@ -406,7 +406,7 @@ def _nearest(outcomes, answer):
 
 def _causes(case, answer, precision):
     """The recorded readings whose answer this is, the case's own axis first (as sieve run names
-    them, harness/suites.c); or why none is named."""
+    them, harness/run/suites.c); or why none is named."""
     readings = [r for r in case.get("readings", ()) if precision in r["precisions"]
                 and _matches(r["expect"]["rows"][0], answer, precision)]
     readings.sort(key=lambda r: r["axis"] != case["axis"])
@@ -480,7 +480,7 @@ def _expectation_file(path):
 
 def _expectations(source, cases):
     """Case id -> note from a dict or an expectation file, checked as `sieve run --expect`
-    checks it (harness/expect.c). Ids of sieve run's distribution suite, which the fixtures do
+    checks it (harness/report/expect.c). Ids of sieve run's distribution suite, which the fixtures do
     not hold, are accepted and left to sieve run."""
     entries = _expectation_file(source) if isinstance(source, (str, os.PathLike)) else source or {}
     bad = [i for i, x in entries.items() if _note(x) is None]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A speculative verifier with a generator of its own, faithful or with one known bug, for the
-speculative-distribution suite (harness/STATISTICS.md). Usage: own_speculate.py VARIANT, one of
+speculative-distribution suite (harness/run/STATISTICS.md). Usage: own_speculate.py VARIANT, one of
 rule, spec-q-raw, spec-draft-bf16, spec-token-match, spec-no-bonus, or a faithful answer with
 one field wrong: steps-missing, ratio-doubled, draft-tokens-short.
 

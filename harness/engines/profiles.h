@@ -1,0 +1,34 @@
+/*
+ * Engine profiles: named presets of the axes of sieve_rule (oracle/sieve.h,
+ * SIEVE_AXES), one per engine, each choice with the source it was read or run
+ * from (oracle/ENGINES.md). `sieve serve --profile NAME` answers with one.
+ */
+#ifndef SIEVE_PROFILES_H
+#define SIEVE_PROFILES_H
+
+#include "sieve.h"
+
+typedef struct profile_choice {
+  const char *source; /* repository, file, function and commit, or seed line, that shows it */
+  int confirmed;      /* 0: not confirmed from the engine's code; `source` says why */
+} profile_choice;
+
+typedef struct engine_profile {
+  const char *name;
+  const char *engine; /* what it describes */
+  sieve_rule rule;
+  profile_choice why[SIEVE_AXIS_COUNT]; /* indexed by SIEVE_AXIS_* */
+} engine_profile;
+
+/* The profile called `name`, or NULL. */
+const engine_profile *profile_find(const char *name);
+/* All profiles, NULL-terminated by name. */
+extern const engine_profile profiles[];
+
+/*
+ * Parses "axis=value,axis=value" onto `rule` (which keeps its other axes). Returns 0, or -1
+ * with a message naming the unknown axis or value.
+ */
+int profile_parse_rule(const char *text, sieve_rule *rule, char *err, size_t len);
+
+#endif /* SIEVE_PROFILES_H */

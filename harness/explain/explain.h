@@ -1,0 +1,28 @@
+/*
+ * One row under the rule, step by step (explain.c): the tokens by probability, the mass before
+ * each, the cuts, the kept distribution and the draw, beside another profile's rule; as a table,
+ * and as a picture (svg.h). A speculative case is shown test by test (speculative.h).
+ */
+#ifndef SIEVE_EXPLAIN_H
+#define SIEVE_EXPLAIN_H
+
+#include <cjson/cJSON.h>
+
+#include "engines/profiles.h"
+#include "protocol/conn.h"
+#include "svg.h"
+
+typedef struct explain_request {
+  const cJSON *fixture_case;     /* the case explained, or NULL for `row` */
+  row_input row;                 /* a row given with its parameters (no case) */
+  const engine_profile *profile; /* a rule shown beside DeepInfer's, or NULL */
+  const char *impl_arg;          /* an implementation asked the case too, or NULL */
+  const impl_target *impl;       /* what runs it */
+  const char *svg;               /* where to draw the picture, or NULL */
+} explain_request;
+
+/* Prints the explanation on stdout; returns the exit status (2: the case cannot be explained,
+ * the picture cannot be drawn, or the implementation did not answer hello). */
+int sieve_explain(const explain_request *rq);
+
+#endif /* SIEVE_EXPLAIN_H */

@@ -1,0 +1,40 @@
+/*
+ * A growable text buffer for writing JSON responses: numbers with 17
+ * significant digits (so a float32 or float64 value parses back exactly),
+ * -inf as null, strings escaped.
+ */
+#ifndef SIEVE_JBUF_H
+#define SIEVE_JBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct jbuf {
+  char *data;
+  size_t len;
+  size_t cap;
+  int failed; /* set when an allocation failed; later writes are dropped */
+} jbuf;
+
+void jbuf_free(jbuf *b);
+void jbuf_reset(jbuf *b);
+void jbuf_raw(jbuf *b, const char *text);
+void jbuf_char(jbuf *b, char c);
+void jbuf_str(jbuf *b, const char *text);
+/* A double: %.17g; null for -inf; the strings "nan" and "inf" (protocol v1) otherwise. */
+void jbuf_num(jbuf *b, double x);
+void jbuf_int(jbuf *b, int64_t x);
+void jbuf_u64_str(jbuf *b, uint64_t x);
+/* Any JSON value, numbers with 17 significant digits (cJSON's own printer may drop an ulp). */
+struct cJSON;
+void jbuf_json(jbuf *b, const struct cJSON *value);
+/* Writes `"key":`, with a leading comma when `comma` is set. */
+void jbuf_key(jbuf *b, const char *key, int comma);
+
+/* Sampling parameters as protocol v1 writes them, {"temperature":T,"top_p":P,"top_k":K}. With
+ * `requesting`, a top_k of -1 (off) is left out, as the fixtures leave it: an explicit -1 is an
+ * error to some engines. The one writer of params, in requests and in answers. */
+struct sieve_params;
+void jbuf_params(jbuf *b, const struct sieve_params *p, int requesting);
+
+#endif /* SIEVE_JBUF_H */

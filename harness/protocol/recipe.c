@@ -1,0 +1,121 @@
+/* Row recipes; see recipe.h. */
+#include "recipe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sieve.h"
+
+uint64_t sieve_mixsum64(const uint32_t *words, size_t n) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++)
+    total += sieve_mix64((uint64_t)words[i] ^ ((uint64_t)(i + 1) * SIEVE_HASH_GOLDEN));
+  return total;
+}
+
+const cJSON *sieve_recipe_of(const cJSON *logits) {
+  return cJSON_IsObject(logits) ? cJSON_GetObjectItemCaseSensitive(logits, "$recipe") : NULL;
+}
+
+static double recipe_int(const cJSON *recipe, const char *key, int *ok) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(recipe, key);
+  if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble))
+    *ok = 0;
+  return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+/* The row's checksum against the recipe's "mixsum64", when it gives one. */
+static int verify(const cJSON *recipe, const float *row, size_t vocab, char *err, size_t len) {
+  const cJSON *want = cJSON_GetObjectItemCaseSensitive(recipe, "mixsum64");
+  if (!want)
+    return 0;
+  uint32_t *words = malloc((vocab ? vocab : 1) * sizeof *words);
+  if (!words)
+    return snprintf(err, len, "out of memory checking a recipe"), -1;
+  memcpy(words, row, vocab * sizeof *words);
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)sieve_mixsum64(words, vocab));
+  free(words);
+  if (cJSON_IsString(want) && strcmp(hex, want->valuestring) == 0)
+    return 0;
+  snprintf(err, len, "the recipe's row has mixsum64 %s, the recipe says %s", hex,
+           cJSON_IsString(want) ? want->valuestring : "something that is not a string");
+  return -1;
+}
+
+/* The irwin_hall4 recipe (fixtures/README.md, "Recipes and checksums"). */
+float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t err_len) {
+  int ok = 1;
+  const cJSON *kind = cJSON_GetObjectItemCaseSensitive(recipe, "kind");
+  const cJSON *seed_text = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
+  double v = recipe_int(recipe, "v", &ok), bits = recipe_int(recipe, "bits", &ok);
+  double exp2 = recipe_int(recipe, "exp", &ok), every = recipe_int(recipe, "spike_every", &ok);
+  double spike = recipe_int(recipe, "spike_units", &ok);
+  /* Every field in range before any conversion: |units| stays below 2^24, as the format says. */
+  if (!ok || !cJSON_IsString(kind) || strcmp(kind->valuestring, "irwin_hall4") != 0 ||
+      !cJSON_IsString(seed_text) || v < 1 || v > SIEVE_RECIPE_MAX || bits < 1 || bits > 21 ||
+      every < 0 || every > SIEVE_RECIPE_MAX || fabs(spike) >= 0x1p24 || exp2 < -160 || exp2 > 120) {
+    snprintf(err, err_len, "malformed recipe (a field is missing or out of range)");
+    return NULL;
+  }
+  uint64_t seed = strtoull(seed_text->valuestring, NULL, 10);
+  float *row = malloc((size_t)v * sizeof *row);
+  for (uint64_t i = 0; row && i < (uint64_t)v; i++) {
+    int64_t units = -(INT64_C(1) << ((int)bits + 1));
+    for (uint64_t j = 0; j < 4; j++)
+      units +=
+          (int64_t)(sieve_mix64(seed + (4 * i + j + 1) * SIEVE_HASH_GOLDEN) >> (64 - (int)bits));
+    if (every > 0 && i % (uint64_t)every == 0)
+      units += (int64_t)spike;
+    row[i] = (float)ldexp((double)units, (int)exp2);
+  }
+  if (!row)
+    snprintf(err, err_len, "out of memory expanding a recipe");
+  *vocab = (size_t)v;
+  if (row && verify(recipe, row, *vocab, err, err_len) != 0) {
+    free(row);
+    return NULL;
+  }
+  return row;
+}
+
+/* A recipe written as its array. */
+static int write_recipe(jbuf *b, const cJSON *recipe, char *err, size_t err_len) {
+  size_t vocab = 0;
+  float *row = sieve_recipe_logits(recipe, &vocab, err, err_len);
+  if (!row)
+    return -1;
+  jbuf_char(b, '[');
+  for (size_t i = 0; i < vocab; i++) {
+    if (i)
+      jbuf_char(b, ',');
+    jbuf_num(b, row[i]);
+  }
+  jbuf_char(b, ']');
+  free(row);
+  return 0;
+}
+
+int sieve_recipe_write_json(jbuf *b, const cJSON *value, char *err, size_t err_len) {
+  const cJSON *recipe = sieve_recipe_of(value);
+  if (recipe)
+    return write_recipe(b, recipe, err, err_len);
+  if (!cJSON_IsArray(value) && !cJSON_IsObject(value)) {
+    jbuf_json(b, value);
+    return 0;
+  }
+  int object = cJSON_IsObject(value);
+  jbuf_char(b, object ? '{' : '[');
+  for (const cJSON *item = value->child; item; item = item->next) {
+    if (object)
+      jbuf_key(b, item->string, item != value->child);
+    else if (item != value->child)
+      jbuf_char(b, ',');
+    if (sieve_recipe_write_json(b, item, err, err_len) != 0)
+      return -1;
+  }
+  jbuf_char(b, object ? '}' : ']');
+  return 0;
+}

@@ -1,0 +1,201 @@
+/* Expectation files; see expect.h. */
+#define _GNU_SOURCE
+#include "expect.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "run/distribution.h"
+#include "run/fixture.h"
+#include "run/speculative_distribution.h"
+
+static cJSON *read_json(const char *path, char *err, size_t len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, len, "%s: cannot read the expectation file: %s", path, strerror(errno));
+    return NULL;
+  }
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t n = getdelim(&text, &cap, '\0', f);
+  const int read_error = ferror(f) ? errno : 0;
+  fclose(f);
+  cJSON *root = n > 0 && !read_error ? cJSON_Parse(text) : NULL;
+  free(text);
+  if (read_error)
+    snprintf(err, len, "%s: cannot read the expectation file: %s", path, strerror(read_error));
+  else if (!root)
+    snprintf(err, len, "%s: not valid JSON", path);
+  return root;
+}
+
+/* An entry is a reason, or {"reason": ..., "issue": ...} with strings only. */
+static int entry_ok(const cJSON *x) {
+  if (cJSON_IsString(x))
+    return 1;
+  if (!cJSON_IsObject(x) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "reason")))
+    return 0;
+  for (const cJSON *k = x->child; k; k = k->next)
+    if ((strcmp(k->string, "reason") && strcmp(k->string, "issue")) || !cJSON_IsString(k))
+      return 0;
+  return 1;
+}
+
+int sieve_expect_load(const char *path, expectations *e, char *err, size_t len) {
+  memset(e, 0, sizeof *e);
+  e->root = read_json(path, err, len);
+  if (!e->root)
+    return -1;
+  const cJSON *schema = cJSON_GetObjectItemCaseSensitive(e->root, "schema");
+  e->list = cJSON_GetObjectItemCaseSensitive(e->root, "expected_failures");
+  const cJSON *bad = NULL;
+  for (const cJSON *x = cJSON_IsObject(e->list) ? e->list->child : NULL; x && !bad; x = x->next)
+    bad = entry_ok(x) ? NULL : x;
+  if (!cJSON_IsString(schema) || (strcmp(schema->valuestring, SIEVE_FIXTURE_SCHEMA) != 0 &&
+                                  strcmp(schema->valuestring, SIEVE_FIXTURE_IDS_SINCE) != 0))
+    snprintf(err, len, "%s: written for fixtures \"%s\", these are \"%s\"", path,
+             cJSON_IsString(schema) ? schema->valuestring : "(none)", SIEVE_FIXTURE_SCHEMA);
+  else if (!cJSON_IsObject(e->list))
+    snprintf(err, len, "%s: expected_failures must be an object of case id: reason", path);
+  else if (bad)
+    snprintf(err, len,
+             "%s: expected_failures[\"%.100s\"] must be a reason, or {\"reason\": "
+             "..., \"issue\": ...} with strings",
+             path, bad->string);
+  else
+    return 0;
+  sieve_expect_free(e);
+  return -1;
+}
+
+void sieve_expect_free(expectations *e) {
+  cJSON_Delete(e->root);
+  memset(e, 0, sizeof *e);
+}
+
+static int is_distribution_case(const char *id) {
+  case_result all[DISTRIBUTION_MAX_CASES];
+  size_t n = distribution_cases(all, 0, 1);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(all[i].id, id) == 0)
+      return 1;
+  return specdist_is_case(id);
+}
+
+static int in_fixtures(const sieve_fixtures *fx, const char *id) {
+  for (const cJSON *c = fx->cases->child; c; c = c->next)
+    if (strcmp(sieve_case_str(c, "id"), id) == 0)
+      return 1;
+  return 0;
+}
+
+int sieve_expect_known_ids(const expectations *e, const char *fixtures_path, char *err,
+                           size_t len) {
+  sieve_fixtures fx;
+  if (sieve_fixtures_load(fixtures_path, &fx, err, len) != 0)
+    return -1;
+  size_t at = 0, unknown = 0;
+  for (const cJSON *x = e->list->child; x; x = x->next) {
+    if (in_fixtures(&fx, x->string) || is_distribution_case(x->string))
+      continue;
+    if (unknown++ < 5 && at < len)
+      at += (size_t)snprintf(err + at, len - at, "%s%s",
+                             unknown > 1 ? ", "
+                                         : "ids that are no "
+                                           "case of the fixtures (a typo, or a retired case: "
+                                           "fixtures/retired-ids.txt): ",
+                             x->string);
+  }
+  sieve_fixtures_free(&fx);
+  if (unknown > 5 && at < len)
+    snprintf(err + at, len - at, " and %zu more", unknown - 5);
+  return unknown ? -1 : 0;
+}
+
+/* "reason (issue)" of an entry. */
+static void note_of(const cJSON *x, char *out, size_t len) {
+  const cJSON *reason = cJSON_IsString(x) ? x : cJSON_GetObjectItemCaseSensitive(x, "reason");
+  const cJSON *issue = cJSON_GetObjectItemCaseSensitive(x, "issue");
+  snprintf(out, len, "%s%s%s%s", cJSON_IsString(reason) ? reason->valuestring : "",
+           cJSON_IsString(issue) ? " (" : "", cJSON_IsString(issue) ? issue->valuestring : "",
+           cJSON_IsString(issue) ? ")" : "");
+}
+
+void sieve_expect_apply(const expectations *e, run_report *report) {
+  for (size_t i = 0; i < report->n_cases; i++) {
+    case_result *c = &report->cases[i];
+    const cJSON *x = e ? cJSON_GetObjectItemCaseSensitive(e->list, c->id) : NULL;
+    c->expected_failure = x != NULL;
+    c->expected_note[0] = '\0';
+    if (x)
+      note_of(x, c->expected_note, sizeof c->expected_note);
+  }
+  sieve_report_count(report);
+}
+
+static const case_result *find_case(const run_report *report, const char *id) {
+  for (size_t i = 0; i < report->n_cases; i++)
+    if (strcmp(report->cases[i].id, id) == 0)
+      return &report->cases[i];
+  return NULL;
+}
+
+static int failed(const case_result *c) {
+  return c->outcome != OUTCOME_PASS && c->outcome != OUTCOME_SKIP;
+}
+
+/* A new entry's reason: the outcome and the readings whose answer it is, or the detail cut at a
+ * word before 120 characters. */
+static void short_reason(const case_result *c, char *out, size_t len) {
+  if (c->causes[0]) {
+    snprintf(out, len, "%s: same answer as [%s]", outcome_name(c->outcome), c->causes);
+    return;
+  }
+  size_t n = strlen(c->detail);
+  if (n > 120) {
+    n = 120;
+    while (n > 60 && c->detail[n] != ' ')
+      n--;
+  }
+  snprintf(out, len, "%s: %.*s%s", outcome_name(c->outcome), (int)n, c->detail,
+           c->detail[n] ? "..." : "");
+}
+
+/* The entries to write: old ones not asked or still failing, then this run's new failures. */
+static cJSON *entries(const run_report *report, const expectations *old, int add_failures) {
+  cJSON *list = cJSON_CreateObject();
+  for (const cJSON *x = old ? old->list->child : NULL; x; x = x->next) {
+    const case_result *c = find_case(report, x->string);
+    if (!c || failed(c))
+      cJSON_AddItemToObject(list, x->string, cJSON_Duplicate(x, 1));
+  }
+  for (size_t i = 0; add_failures && i < report->n_cases; i++) {
+    const case_result *c = &report->cases[i];
+    char reason[700];
+    if (!failed(c) || cJSON_GetObjectItemCaseSensitive(list, c->id))
+      continue;
+    short_reason(c, reason, sizeof reason);
+    cJSON_AddItemToObject(list, c->id, cJSON_CreateString(reason));
+  }
+  return list;
+}
+
+int sieve_expect_write(const run_report *report, const expectations *old, const char *path,
+                       int add_failures, char *err, size_t len) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "schema", SIEVE_FIXTURE_SCHEMA);
+  cJSON_AddItemToObject(root, "expected_failures", entries(report, old, add_failures));
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  outfile o;
+  FILE *out = text ? outfile_open(&o, path) : NULL;
+  int ok = out && fputs(text, out) >= 0 && fputc('\n', out) != EOF;
+  free(text);
+  if (out && outfile_commit(&o, ok) == 0)
+    return 0;
+  snprintf(err, len, "cannot write the expectation file %s", path);
+  return -1;
+}

@@ -1,0 +1,111 @@
+/* The JUnit report, as Jenkins and GitLab read it (Jenkins' junit-4.xsd). */
+#include <string.h>
+
+#include "render.h"
+#include "run/check.h"
+
+static void xml_text(FILE *out, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '<')
+      fputs("&lt;", out);
+    else if (*p == '>')
+      fputs("&gt;", out);
+    else if (*p == '&')
+      fputs("&amp;", out);
+    else if (*p == '"')
+      fputs("&quot;", out);
+    else if (*p < 0x20 && *p != '\t')
+      fputc(' ', out);
+    else
+      fputc(*p, out);
+  }
+}
+
+/* A testcase as CI systems read JUnit (Jenkins, GitLab): a failure the expectation file lists
+ * is skipped with its reason as the element's text (Jenkins' junit-4.xsd gives <skipped> no
+ * attributes); one it does not list is a <failure> (fail, or a listed case that passed) or an
+ * <error> (error, crash) with the detail as message and body. */
+static void junit_case(FILE *out, const case_result *c) {
+  int bad = sieve_case_unexpected(c), failed = c->outcome != OUTCOME_PASS;
+  const char *tag = bad && (c->outcome == OUTCOME_ERROR || c->outcome == OUTCOME_CRASH) ? "error"
+                    : bad                                                               ? "failure"
+                    : c->outcome == OUTCOME_SKIP || failed                              ? "skipped"
+                                                                                        : NULL;
+  fputs("    <testcase classname=\"sieve.", out);
+  xml_text(out, c->suite);
+  fputs("\" name=\"", out);
+  xml_text(out, c->id);
+  fprintf(out, "\" time=\"%.3f\"", c->seconds);
+  if (!tag) {
+    fputs("/>\n", out);
+    return;
+  }
+  char message[1200];
+  if (!failed)
+    snprintf(message, sizeof message,
+             "listed as an expected failure (%s) but passes: remove it "
+             "from the expectation file",
+             c->expected_note);
+  else if (c->expected_failure)
+    snprintf(message, sizeof message, "expected failure: %s; %s: %s", c->expected_note,
+             outcome_name(c->outcome), c->detail);
+  else
+    snprintf(message, sizeof message, "%s", c->detail);
+  if (strcmp(tag, "skipped") == 0) {
+    fputs(">\n      <skipped>", out);
+  } else {
+    fprintf(out, ">\n      <%s message=\"", tag);
+    xml_text(out, message);
+    fprintf(out, "\" type=\"%s\">", failed ? outcome_name(c->outcome) : "stale-expectation");
+  }
+  xml_text(out, message);
+  fprintf(out, "</%s>\n    </testcase>\n", tag);
+}
+
+/* A suite's counts as its testcases show them. */
+typedef struct junit_counts {
+  size_t tests, failures, errors, skipped;
+  double seconds;
+} junit_counts;
+
+static junit_counts junit_count(const run_report *r, const char *suite) {
+  junit_counts k = {0};
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    if (suite && strcmp(c->suite, suite) != 0)
+      continue;
+    int bad = sieve_case_unexpected(c);
+    k.tests++;
+    k.seconds += c->seconds;
+    k.errors += bad && (c->outcome == OUTCOME_ERROR || c->outcome == OUTCOME_CRASH);
+    k.failures += bad && c->outcome != OUTCOME_ERROR && c->outcome != OUTCOME_CRASH;
+    k.skipped += !bad && c->outcome != OUTCOME_PASS;
+  }
+  return k;
+}
+
+void report_junit(const run_report *r, FILE *out) {
+  suite_counts suites[SUITES_MAX];
+  size_t n = report_by_suite(r, suites);
+  junit_counts all = junit_count(r, NULL);
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sieve\" "
+          "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
+          all.tests, all.failures, all.errors, all.seconds);
+  for (size_t s = 0; s < n; s++) {
+    junit_counts k = junit_count(r, suites[s].suite);
+    fprintf(out,
+            "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"%zu\" time=\"%.3f\">\n",
+            suites[s].suite, k.tests, k.failures, k.errors, k.skipped, k.seconds);
+    fprintf(out,
+            "    <properties>\n      <property name=\"precision\" value=\"%s\"/>\n"
+            "      <property name=\"precision_source\" value=\"%s\"/>\n    </properties>\n",
+            sieve_precision_name(r->precision), r->precision_source);
+    for (size_t i = 0; i < r->n_cases; i++)
+      if (strcmp(r->cases[i].suite, suites[s].suite) == 0)
+        junit_case(out, &r->cases[i]);
+    fputs("  </testsuite>\n", out);
+  }
+  fputs("</testsuites>\n", out);
+}

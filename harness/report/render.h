@@ -1,0 +1,57 @@
+/*
+ * What the renderers of a run report share (report.c), and the renderers, one per format:
+ * text.c, markdown.c, json.c, junit.c, tap.c. Internal to report/.
+ */
+#ifndef SIEVE_REPORT_RENDER_H
+#define SIEVE_REPORT_RENDER_H
+
+#include <stdio.h>
+
+#include "report.h"
+#include "run/suites.h"
+
+typedef struct suite_counts {
+  const char *suite;
+  size_t counts[OUTCOME_COUNT];
+} suite_counts;
+
+/* What a report says of a run with --no-batches. */
+#define REPORT_ALONE_ONLY                                                                          \
+  "each case was sent alone only (--no-batches): answers that change in a batch were not looked "  \
+  "for"
+
+/* Per-suite counts, in the order of sieve_suites; returns how many suites have cases. */
+size_t report_by_suite(const run_report *r, suite_counts *out);
+
+/* "ok", "FAILED", or why a run that failed nothing failed. */
+const char *report_verdict(const run_report *r);
+
+/* What a case's line adds when the expectation file lists it. */
+const char *report_mark(const case_result *c);
+
+#define CAUSES_MAX 64
+
+typedef struct cause_count {
+  char name[48];
+  size_t n;         /* failed cases whose answer is this reading's */
+  size_t ruled_out; /* passing cases that this reading would fail */
+} cause_count;
+
+/* How many failed fixture cases give each reading's answer, and how many passing cases rule it
+ * out, most likely first; returns how many readings, with the failed cases in *total and those
+ * no reading explains in *without. */
+size_t report_tally_causes(const run_report *r, cause_count *out, size_t *without, size_t *total);
+
+/* The table of readings against the failed cases, as text or markdown. */
+void report_cause_lines(const run_report *r, FILE *out, int markdown);
+
+/* The closing line: the verdict and the counts. */
+void report_verdict_line(const run_report *r, FILE *out);
+
+void report_text(const run_report *r, FILE *out);
+void report_markdown(const run_report *r, FILE *out);
+void report_json(const run_report *r, FILE *out);
+void report_junit(const run_report *r, FILE *out);
+void report_tap(const run_report *r, FILE *out);
+
+#endif /* SIEVE_REPORT_RENDER_H */

@@ -1,0 +1,169 @@
+/* Renderings of a run report (report.h): the format table, and what the renderers share. */
+#include <string.h>
+
+#include "render.h"
+#include "run/check.h"
+#include "run/suites.h"
+
+/* How many unexpected cases the CI-log summary names before it counts the rest. */
+#define SUMMARY_CASES 10
+
+/* Per-suite counts, in the order of sieve_suites; returns how many suites have cases. */
+size_t report_by_suite(const run_report *r, suite_counts *out) {
+  size_t n = 0;
+  for (size_t s = 0; sieve_suites[s]; s++) {
+    suite_counts c = {sieve_suites[s], {0}};
+    size_t total = 0;
+    for (size_t i = 0; i < r->n_cases; i++)
+      if (strcmp(r->cases[i].suite, sieve_suites[s]) == 0) {
+        c.counts[r->cases[i].outcome]++;
+        total++;
+      }
+    if (total)
+      out[n++] = c;
+  }
+  return n;
+}
+
+const char *report_verdict(const run_report *r) {
+  return !sieve_report_failed(r)           ? "ok"
+         : r->unexpected || r->now_passing ? "FAILED"
+                                           : "FAILED (no case was asked: every one was skipped)";
+}
+
+const char *report_mark(const case_result *c) {
+  if (c->outcome == OUTCOME_PASS)
+    return c->expected_failure ? "listed in the expectation file as a failure, but passes: "
+                                 "remove it"
+                               : "";
+  return c->expected_failure ? " (expected)" : "";
+}
+
+static int failed(const case_result *c) {
+  return c->outcome == OUTCOME_FAIL || c->outcome == OUTCOME_ERROR;
+}
+
+/* The entry of a name, added when `add`; NULL when it is not there or there is no room. */
+static cause_count *cause_of(cause_count *out, size_t *n, const char *name, size_t len, int add) {
+  for (size_t i = 0; i < *n; i++)
+    if (strlen(out[i].name) == len && strncmp(out[i].name, name, len) == 0)
+      return &out[i];
+  if (!add || *n == CAUSES_MAX || len >= sizeof out[0].name)
+    return NULL;
+  out[*n] = (cause_count){.n = 0};
+  snprintf(out[*n].name, sizeof out[0].name, "%.*s", (int)len, name);
+  return &out[(*n)++];
+}
+
+/* Calls count on each name of a comma-separated list. */
+static void each_name(const char *list, cause_count *out, size_t *n, int failed_case) {
+  for (size_t len; *list; list += len + (list[len] == ',')) {
+    len = strcspn(list, ",");
+    cause_count *c = cause_of(out, n, list, len, failed_case);
+    if (c && failed_case)
+      c->n++;
+    else if (c)
+      c->ruled_out++;
+  }
+}
+
+/* A reading no passing case rules out comes first; then the one more failures give. */
+static int more_likely(const cause_count *a, const cause_count *b) {
+  if ((a->ruled_out == 0) != (b->ruled_out == 0))
+    return a->ruled_out == 0;
+  return a->n > b->n || (a->n == b->n && a->ruled_out < b->ruled_out);
+}
+
+/* How many failed fixture cases give each reading's answer, and how many passing cases rule it
+ * out, most likely first (more_likely); returns how many readings, with the failed cases in *total.
+ */
+size_t report_tally_causes(const run_report *r, cause_count *out, size_t *without, size_t *total) {
+  size_t n = 0;
+  *without = *total = 0;
+  for (size_t i = 0; i < r->n_cases; i++)
+    if (failed(&r->cases[i])) {
+      ++*total;
+      *without += !r->cases[i].causes[0];
+      each_name(r->cases[i].causes, out, &n, 1);
+    }
+  for (size_t i = 0; i < r->n_cases; i++)
+    if (r->cases[i].outcome == OUTCOME_PASS)
+      each_name(r->cases[i].ruled_out, out, &n, 0);
+  for (size_t i = 1; i < n; i++) /* insertion sort, stable */
+    for (size_t j = i; j > 0 && more_likely(&out[j], &out[j - 1]); j--) {
+      cause_count t = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = t;
+    }
+  return n;
+}
+
+void report_cause_lines(const run_report *r, FILE *out, int markdown) {
+  cause_count causes[CAUSES_MAX];
+  size_t without, total, n = report_tally_causes(r, causes, &without, &total);
+  if (n == 0 || total == 0)
+    return;
+  fprintf(out, markdown ? "\n| same answer as | failed cases | passing cases that rule it out |"
+                          "\n|---|---:|---:|\n"
+                        : "\nfailed cases whose answer a known reading gives, and passing cases "
+                          "that rule it out (fixtures/README.md, \"Readings\"):\n");
+  for (size_t i = 0; i < n; i++)
+    fprintf(out,
+            markdown ? "| `%s` | %zu of %zu | %zu |\n"
+                     : "  %-28s %3zu of %zu failed, %zu "
+                       "passing rule it out\n",
+            causes[i].name, causes[i].n, total, causes[i].ruled_out);
+  if (markdown)
+    fprintf(out, "| no known reading | %zu of %zu | |\n", without, total);
+  else
+    fprintf(out, "  %-28s %3zu of %zu failed\n", "no known reading", without, total);
+}
+
+void report_verdict_line(const run_report *r, FILE *out) {
+  fprintf(out,
+          "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
+          "%zu unexpected (precision %s)\n",
+          report_verdict(r), r->counts[OUTCOME_PASS], r->counts[OUTCOME_FAIL],
+          r->counts[OUTCOME_SKIP], r->counts[OUTCOME_ERROR], r->counts[OUTCOME_CRASH],
+          r->unexpected + r->now_passing, sieve_precision_name(r->precision));
+}
+
+void sieve_report_summary(const run_report *r, FILE *out) {
+  size_t shown = 0, total = r->unexpected + r->now_passing;
+  for (size_t i = 0; i < r->n_cases && shown < SUMMARY_CASES; i++) {
+    const case_result *c = &r->cases[i];
+    if (!sieve_case_unexpected(c))
+      continue;
+    fprintf(out, "unexpected %s %s: %s%s\n", outcome_name(c->outcome), c->id, c->detail,
+            report_mark(c));
+    shown++;
+  }
+  if (total > shown)
+    fprintf(out, "... and %zu more unexpected (the full list is in the report)\n", total - shown);
+  report_verdict_line(r, out);
+}
+
+static const struct {
+  const char *name;
+  void (*render)(const run_report *, FILE *);
+} formats[] = {{"text", report_text},
+               {"json", report_json},
+               {"markdown", report_markdown},
+               {"junit", report_junit},
+               {"tap", report_tap}};
+
+int sieve_report_format_known(const char *format) {
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(format, formats[i].name) == 0)
+      return 1;
+  return 0;
+}
+
+int sieve_report_render(const run_report *report, const char *format, FILE *out) {
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(format, formats[i].name) == 0) {
+      formats[i].render(report, out);
+      return 0;
+    }
+  return -1;
+}

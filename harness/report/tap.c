@@ -1,0 +1,20 @@
+/* The TAP 13 report: one line per case. */
+#include "render.h"
+#include "run/check.h"
+
+void report_tap(const run_report *r, FILE *out) {
+  fprintf(out, "TAP version 13\n1..%zu\n# precision %s (%s)\n", r->n_cases,
+          sieve_precision_name(r->precision), r->precision_source);
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const case_result *c = &r->cases[i];
+    int ok = c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP;
+    fprintf(out, "%s %zu - %s", ok ? "ok" : "not ok", i + 1, c->id);
+    if (c->outcome == OUTCOME_SKIP)
+      fprintf(out, " # SKIP %s", c->detail);
+    else if (!ok && c->expected_failure)
+      fprintf(out, " # TODO expected failure: %s", c->detail);
+    else if (!ok)
+      fprintf(out, " # %s: %s", outcome_name(c->outcome), c->detail);
+    fputc('\n', out);
+  }
+}

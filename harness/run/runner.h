@@ -1,0 +1,92 @@
+/*
+ * `sieve run`: puts an implementation through the fixtures. The runner
+ * layer: case selection, the two passes (each case alone, then inside a
+ * batch), outcomes, and the report that every rendering is made from.
+ */
+#ifndef SIEVE_RUNNER_H
+#define SIEVE_RUNNER_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "protocol/conn.h"
+
+typedef enum outcome {
+  OUTCOME_PASS,
+  OUTCOME_FAIL,
+  OUTCOME_SKIP,
+  OUTCOME_ERROR, /* an error where a value was due, or the reverse */
+  OUTCOME_CRASH, /* crash, timeout, or an answer that is not protocol */
+  OUTCOME_COUNT
+} outcome;
+
+const char *outcome_name(outcome o);
+
+typedef struct case_result {
+  const cJSON *fixture; /* the case while the run lasts; NULL for generated (distribution) cases */
+  char id[192];
+  const char *suite;
+  const char *family;
+  const char *seed_ref;
+  outcome outcome;
+  char detail[700];
+  char causes[600];     /* the readings whose answer a failure's is, comma-separated (suites.h) */
+  char ruled_out[400];  /* a passing case: the readings it separates, comma-separated */
+  int expected_failure; /* listed in the expectation file */
+  char expected_note[240]; /* its reason (and issue) there */
+  char *answer;            /* this case's answer in the first pass, canonical JSON */
+  double seconds;          /* how long it took to answer (the first pass; the draws) */
+} case_result;
+
+typedef enum progress_mode { PROGRESS_NONE, PROGRESS_TERMINAL, PROGRESS_LINES } progress_mode;
+
+typedef struct run_options {
+  const impl_target *impl; /* what runs the implementation */
+  const char *impl_arg;    /* as the user wrote it */
+  const char *fixtures;
+  const char **suites;   /* NULL-ended; the cases asked are the union of these three lists, */
+  const char **families; /* and every suite but smoke when all three are empty */
+  const char **cases;    /* case ids, or globs of them (fnmatch) */
+  size_t shard_index, shard_count;
+  int timeout_ms;
+  int jobs;
+  int progress;   /* a progress_mode: the progress line on stderr */
+  int precision;  /* sieve_precision (check.h) from --precision; -1: as hello declares */
+  int alone_only; /* --no-batches: the first pass only, no batches */
+} run_options;
+
+typedef struct run_report {
+  const run_options *options;
+  char impl_name[128], impl_version[64];
+  char fixtures_schema[32];
+  int own_rng;                  /* hello said "rng": "own": the draw is not the hash */
+  int precision;                /* the arithmetic answers are compared at (sieve_precision) */
+  const char *precision_source; /* "--precision", "hello" or "default" */
+  case_result *cases;
+  size_t n_cases;
+  size_t counts[OUTCOME_COUNT];
+  size_t unexpected;  /* failures not listed in the expectation file */
+  size_t now_passing; /* listed expected failures that passed */
+  char note[256];     /* a run-wide remark, e.g. every case failed */
+} run_report;
+
+/* Nonzero when the case fails the gate: a failure the expectation file does not list, or a
+ * listed failure that passed. */
+int sieve_case_unexpected(const case_result *c);
+
+/* The suites `sieve run` knows, NULL-ended. */
+extern const char *const sieve_suites[];
+
+/* Runs everything; 0, or -1 with a message in `err` for a harness error (exit 2). */
+int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_len);
+
+/* Whether the run fails the gate: an unexpected failure, a listed failure that passed, or no
+ * case asked at all (every one skipped: nothing was checked). */
+int sieve_report_failed(const run_report *report);
+
+/* Counts the outcomes, the unexpected failures and the expected failures that passed. */
+void sieve_report_count(run_report *report);
+
+void sieve_report_free(run_report *report);
+
+#endif /* SIEVE_RUNNER_H */

@@ -1,0 +1,66 @@
+"""The harness held to its promises, as make test runs it: one module per concern, each a file of
+this folder with a `checks(ctx)` and a docstring saying what it holds the harness to.
+
+  check.py SIEVE MUTANTS_DIR C_ADAPTER.so PYTHON_ADAPTER.py [--only MODULE,...] [--parallel N]
+
+Modules run N at a time (2 by default: the two cores of make test); each prints its lines when it
+ends, every line naming its module ("FAIL [mutants] ..."), then its count and seconds. --only runs
+a slice (make test SAN=1 runs the slice that exercises the sanitized binary on every kind of
+implementation without repeating each mutant). Exit status 1 on any failure.
+"""
+
+import argparse
+import importlib
+import os
+import sys
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sieve_cli import Context  # noqa: E402
+
+# The heavy modules first, so that they start at once.
+MODULES = ("mutants", "variants", "faithful", "statistics", "engines", "fakes", "reports",
+           "expectations", "cli")
+
+
+def run_module(name, paths):
+    ctx = Context(name, *paths)
+    try:
+        importlib.import_module(name).checks(ctx)
+    except Exception:  # a check that raises is a failure of its module, not of the others
+        ctx.check("its checks ran to the end", False, traceback.format_exc()[-1200:])
+    return ctx, time.monotonic() - ctx.started
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs=4, metavar="PATH")
+    ap.add_argument("--only", default=",".join(MODULES))
+    ap.add_argument("--parallel", type=int, default=2)
+    args = ap.parse_args()
+    paths = [os.path.abspath(p) for p in args.paths]
+    chosen = args.only.split(",")
+    unknown = [m for m in chosen if m not in MODULES]
+    if unknown:
+        ap.error(f"no module {', '.join(unknown)} (the modules: {', '.join(MODULES)})")
+    totals = []
+    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        futures = [pool.submit(run_module, name, paths) for name in MODULES if name in chosen]
+        for future in futures:
+            ctx, seconds = future.result()
+            for _, line in ctx.results:
+                print(line)
+            failed = sum(not ok for ok, _ in ctx.results)
+            totals.append((ctx.module, len(ctx.results) - failed, failed, seconds))
+            print(f"harness [{ctx.module}]: {len(ctx.results) - failed} passed, {failed} failed "
+                  f"in {seconds:.0f} s", flush=True)
+    passed, failed = sum(t[1] for t in totals), sum(t[2] for t in totals)
+    print(f"harness: {passed} passed, {failed} failed ("
+          + ", ".join(f"{m} {p}/{p + f}" for m, p, f, _ in totals) + ")")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

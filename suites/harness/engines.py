@@ -1,0 +1,171 @@
+"""Engines side by side: the fingerprint names every axis of every profile and of the mutants
+that carry an axis value, and the nearest profile when none matches; sieve diff finds the
+differences an axis explains and none between the oracle and itself or the faithful port; both
+survive implementations that crash or exit; check_engines.py (make engines-check) fails an engine
+that leaves its profile; oracle/ENGINES.md is what make engines-matrix writes."""
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from sieve_cli import FAKES, ROOT, fixtures
+
+# What the fingerprint finds in the wrong ports: reversed-ties reverses every tie, so both
+# cuts keep the highest ids; t0-argmax keeps the first maximum while validate still clamps, so
+# no value of t0 fits both.
+MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
+               ("topk-first-renormalized", "topp_scope", "after_topk"),
+               ("reversed-ties", "topp_ties", "highest"),
+               ("reversed-ties", "topk_ties", "by_id_desc"),
+               ("topk-keeps-ties", "topk_ties", "keep_all"),
+               ("temperature-after-filters", "temperature_at", "after"),
+               ("topk-zero-is-off", "top_k_zero", "off"),
+               ("raw-logprobs", "logprobs", "scaled"),
+               ("mtp-offset-forgotten", "draw", "hash"),
+               ("spec-accept-le", "spec_accept", "le"),
+               ("spec-q-zero-rejects", "spec_q_zero", "reject"),
+               ("spec-q-raw", "spec_q", "raw"),
+               ("mix-with-increment", "draw", "own"),
+               ("cdf-probability-order", "draw", "own"),
+               ("t0-argmax", "t0", "no value fits")]
+
+
+def fingerprint(ctx, impl):
+    """Each axis's verdict ("ge", "argmax|topk1", "not determined (...)") and the profiles that
+    match, from sieve fingerprint --format json."""
+    report = ctx.json("fingerprint", "--impl", impl)
+    return {a["axis"]: a["verdict"] for a in report["axes"]}, report["matches"]
+
+
+def blind_axes(rule):
+    """The axes a profile's other choices hide from the probes: with top-p not applied its
+    boundary, ties and the place of temperature do not show; when every tied token stays the
+    boundary does not; when T = 0 is rejected a negative T is rejected either way; with a
+    generator of its own, u is never the 0 at which an inclusive accept test shows."""
+    hidden = set()
+    if rule["topp_scope"] == "ignored":
+        hidden |= {"boundary", "topp_ties", "temperature_at"}
+    if rule["topp_ties"] == "all":
+        hidden.add("boundary")
+    if rule["t0"] == "reject":
+        hidden.add("t0_below")
+    if rule["draw"] == "own":
+        hidden.add("spec_accept")
+    return hidden
+
+
+def fingerprints(ctx):
+    profiles = {p["name"]: {a: c["value"] for a, c in p["axes"].items()}
+                for p in ctx.json("profiles")}
+    for name, want in profiles.items():
+        got, matches = fingerprint(ctx, f"exec:{ctx.sieve} serve --profile {name}")
+        hidden = blind_axes(want)
+        wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v and not (
+            a in hidden and (got.get(a, "").startswith("not determined")
+                             or v in got.get(a, "").split("|")))}
+        ctx.check(f"fingerprint names every axis of profile {name} (through exec:)",
+                  not wrong and name in matches, f"got/wanted {wrong}, matches {matches}")
+    for name, axis, value in MUTANT_AXES:
+        got, _ = fingerprint(ctx, f"lib:{ctx.mutants}/lib{name}.so")
+        ctx.check(f"fingerprint finds {axis} = {value} in mutant {name}", got.get(axis) == value,
+                  f"got {got.get(axis)}")
+    near = ctx.cmd("fingerprint", "--impl", f"lib:{ctx.mutants}/libge-boundary.so").stdout
+    ctx.check("fingerprint of a mutant no profile matches names the nearest and where it differs",
+              "nearest: deepinfer: differs on boundary (profile gt, found ge)" in near, near[-300:])
+
+
+def diffs(ctx):
+    out = ctx.cmd("diff", "profile:deepinfer", "profile:vllm", "--suite", "ordering")
+    line = next((li for li in out.stdout.split("boundary (")[0].splitlines()
+                 if "seed-examples/000-order-example-keeps-2 (values)" in li), "")
+    ctx.check("sieve diff deepinfer vllm shows the (0.5, 0.3, 0.2) order example under topp_scope",
+              out.returncode == 1 and "kept {0,1};" in line and "| kept {0};" in line,
+              out.stdout[:300])
+    empty = ctx.cmd("diff", f"exec:{FAKES / 'empty-answers.sh'}", "profile:deepinfer", "--suite",
+                    "ordering")
+    ctx.check("sieve diff of an implementation answering {} finds every case different, either way",
+              empty.returncode == 1 and re.search(r"differ on (\d+) of \1 cases", empty.stdout),
+              empty.stdout[:200])
+    same = ctx.cmd("diff", "profile:deepinfer", f"exec:{ctx.sieve} serve", "--suite", "ordering")
+    ctx.check("sieve diff of the oracle with itself finds nothing", same.returncode == 0,
+              same.stdout[:200])
+    faithful = ctx.cmd("diff", "profile:deepinfer", f"lib:{ctx.mutants}/libport-faithful.so",
+                       "--suite", "speculative")
+    n = sum(c["suite"] == "speculative" for c in fixtures()["cases"])
+    ctx.check(f"sieve diff finds no difference between the oracle and the faithful port's "
+              f"speculate ({n} cases)", f"differ on 0 of {n} cases" in faithful.stdout,
+              faithful.stdout[-300:])
+    wrong = ctx.cmd("diff", "profile:deepinfer", f"lib:{ctx.mutants}/libspec-accept-le.so",
+                    "--suite", "speculative")
+    ctx.check("sieve diff files spec-accept-le's differences under the speculate axis",
+              "speculate (2 cases)" in wrong.stdout and "u-zero-with-p-zero" in wrong.stdout,
+              wrong.stdout[-400:])
+
+
+def survive_crashes(ctx):
+    """fingerprint and diff survive implementations that crash on every request or exit after
+    hello (the next write meets a closed pipe): no death by a signal, every axis without an
+    answer says so, and the crashes are counted; diff skips the ops a side does not offer."""
+    n = len(ctx.json("axes"))
+    for fake in ("crashes-after-hello.sh", "exits-after-hello.sh"):
+        impl = f"exec:{FAKES / fake}"
+        p = ctx.cmd("fingerprint", "--impl", impl, env=ctx.env(), timeout=300)
+        axes = p.stdout.splitlines()[1:1 + n]
+        ctx.check(f"sieve fingerprint of {fake} reports every axis without an answer and ends",
+                  p.returncode == 0 and len(axes) == n and all("not determined" in a for a in axes)
+                  and "no axis determined" in p.stdout and "requests crashed" in p.stdout,
+                  f"exit {p.returncode}: {p.stdout[-300:]} {p.stderr[-200:]}")
+        d = ctx.cmd("diff", "profile:deepinfer", impl, "--suite", "position", env=ctx.env(),
+                    timeout=300)
+        ctx.check(f"sieve diff with {fake} reports each case's crash and ends",
+                  d.returncode == 1 and "crash: the implementation" in d.stdout and
+                  "each time restarted" in d.stdout, f"exit {d.returncode}: {d.stdout[:300]}")
+    d = ctx.cmd("diff", "profile:deepinfer", f"exec:{ctx.python} {ctx.py_adapter}", "--suite",
+                "ordering", "--suite", "position", timeout=300)
+    ctx.check("sieve diff skips the ops an implementation does not offer, and says so",
+              d.returncode == 0 and "differ on 0 of" in d.stdout and "cases skipped" in d.stdout,
+              f"exit {d.returncode}: {d.stdout[:300]}")
+
+
+def engines_check_fails_when_it_should(ctx):
+    """check_engines.py (make engines-check) on the oracle's own profile as the "engine": a run
+    recorded from profile:vllm passes; the same check of an implementation that leaves the
+    profile on one axis fails, naming the axis and the cases."""
+    script = ROOT / "harness" / "adapters" / "engines" / "check_engines.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "vllm.json").write_text(json.dumps({"run": {"ci": True}}))
+        env = dict(os.environ, SIEVE_ENGINE_RUNS=tmp)
+
+        def engines_check(mode, impl):
+            return subprocess.run([ctx.python, str(script), ctx.sieve, mode, "vllm", impl],
+                                  capture_output=True, text=True, env=env)
+        engines_check("record", "profile:vllm")
+        same = engines_check("check", "profile:vllm")
+        ctx.check("check_engines.py passes an engine that is its profile", same.returncode == 0,
+                  same.stdout[-600:])
+        moved = engines_check("check", f"exec:{ctx.sieve} serve --profile vllm --rule boundary=gt")
+        ctx.check("check_engines.py fails an engine that leaves its profile, naming the axis",
+                  moved.returncode == 1 and "boundary" in moved.stdout and "FAIL" in moved.stdout,
+                  moved.stdout[-600:])
+
+
+def engines_md_current(ctx):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ENGINES.md"
+        subprocess.run([ctx.python, str(ROOT / "harness" / "engines" / "engines_matrix.py"),
+                        ctx.sieve, str(out), str(ROOT / "harness" / "adapters" / "engines" / "runs")],
+                       capture_output=True, check=True)
+        same = out.read_text() == (ROOT / "oracle" / "ENGINES.md").read_text()
+    ctx.check("oracle/ENGINES.md is what make engines-matrix writes", same,
+              "run make engines-matrix and commit the result")
+
+
+def checks(ctx):
+    fingerprints(ctx)
+    diffs(ctx)
+    survive_crashes(ctx)
+    engines_check_fails_when_it_should(ctx)
+    engines_md_current(ctx)

@@ -1,0 +1,50 @@
+"""Faithful implementations pass: the oracle (in process, as a profile, and as a child through
+exec:), the C adapter and the faithful port (lib:, in float64 and built in float32) and the
+Python template pass every suite, both passes, at the precision each declares or is given; and
+every report says which precision it used and where it came from."""
+
+from sieve_cli import FAKES
+
+
+def every_suite_passes(ctx):
+    m = ctx.mutants
+    for impl, args, skips in (
+            ("profile:deepinfer", [], False), (f"exec:{ctx.sieve} serve", [], False),
+            (f"lib:{m}/libport-faithful.so", ["--precision", "float64"], False),
+            (f"lib:{m}-f32/libport-faithful.so", ["--precision", "float32"], False),
+            (f"lib:{ctx.c_adapter}", ["--precision", "float64"], False),
+            (f"exec:{ctx.python} {ctx.py_adapter}", [], True)):
+        status, report, err = ctx.run(impl, *args)
+        if skips and report:  # the Python adapter offers filter and validate only
+            report["cases"] = [c for c in report["cases"] if c["outcome"] != "skip"]
+        bad = [c["id"] for c in report["cases"] if c["outcome"] != "pass"] if report else ["?"]
+        at = f"at {report['precision']} ({report['precision_source']})" if report else ""
+        ctx.check(f"{impl} passes every suite {at} ({len(report['cases']) if report else 0} cases)",
+                  status == 0 and not bad, f"exit {status}, not passing: {bad[:5]} {err[-300:]}")
+
+
+def reports_name_their_precision(ctx):
+    """Every report says the precision in use and where it came from; a hello that declares an
+    unknown one is a harness error naming it."""
+    for impl, args, want in (("profile:deepinfer", [], ("float64", "hello")),
+                             (f"lib:{ctx.mutants}/libport-faithful.so", [], ("float32", "default")),
+                             ("profile:deepinfer", ["--precision", "float32"],
+                              ("float32", "--precision"))):
+        _, report, _ = ctx.run(impl, "--suite", "position", *args)
+        got = (report or {}).get("precision"), (report or {}).get("precision_source")
+        ctx.check(f"sieve run --impl {impl} {' '.join(args)} reports precision {want[0]} "
+                  f"({want[1]})", got == want, f"got {got}")
+        text = ctx.cmd("run", "--impl", impl, "--suite", "position", *args).stdout
+        ctx.check(f"the text report of {impl} {' '.join(args)} names precision {want[0]}",
+                  f"at precision {want[0]} ({want[1]})" in text
+                  and f"(precision {want[0]})" in text, text[:200])
+    status, report, err = ctx.run(f"exec:{FAKES / 'bad-precision.sh'}", "--suite", "smoke",
+                                  env=ctx.env())
+    ctx.check("a hello declaring precision fp16 is a harness error (exit 2) naming the value",
+              status == 2 and report is None
+              and '"precision" must be "float32" or "float64", not fp16' in err, err[-300:])
+
+
+def checks(ctx):
+    every_suite_passes(ctx)
+    reports_name_their_precision(ctx)
