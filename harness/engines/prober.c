@@ -1,0 +1,139 @@
+/* The prober's helpers; see prober.h. */
+#define _GNU_SOURCE
+#include "prober.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/jbuf.h"
+#include "protocol/request.h"
+
+int pr_offers(const prober *pr, const char *op) {
+  for (const cJSON *o = pr->ops ? pr->ops->child : NULL; o; o = o->next)
+    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
+      return 1;
+  return 0;
+}
+
+/* A request that crashed, hung or got garbage; at GIVE_UP in a row, the last one. */
+static void pr_no_answer(prober *pr) {
+  pr->crashes++;
+  if (++pr->in_a_row == GIVE_UP)
+    snprintf(pr->last_crash + strlen(pr->last_crash),
+             sizeof pr->last_crash - strlen(pr->last_crash),
+             " (%d requests in a row without an answer: no more are sent)", GIVE_UP);
+}
+
+cJSON *pr_ask(prober *pr, const char *request) {
+  if (pr->in_a_row >= GIVE_UP) {
+    pr->crashes++;
+    return NULL;
+  }
+  cJSON *answer = conn_ask(&pr->c, request, strlen(request), pr->last_crash, sizeof pr->last_crash);
+  if (!answer)
+    pr_no_answer(pr); /* an answer resets in_a_row where its caller has checked it */
+  const cJSON *error = cJSON_GetObjectItemCaseSensitive(answer, "error");
+  if (answer && !error)
+    return answer;
+  const cJSON *message = cJSON_GetObjectItemCaseSensitive(error, "message");
+  snprintf(pr->last_error, sizeof pr->last_error, "%.190s",
+           cJSON_IsString(message) ? message->valuestring : "no message");
+  cJSON_Delete(answer);
+  return NULL;
+}
+
+/* An answer without what the probe asked for counts as a crash does. */
+void pr_garbage(prober *pr, const cJSON *answer, const char *missing) {
+  char *text = cJSON_PrintUnformatted(answer);
+  snprintf(pr->last_crash, sizeof pr->last_crash, "the answer has no %s: %.80s", missing,
+           text ? text : "");
+  free(text);
+  pr_no_answer(pr);
+}
+
+static void pr_read_row(row_answer *r, const cJSON *lp) {
+  int i = 0;
+  for (const cJSON *x = lp->child; x; x = x->next, i++) {
+    double v = -INFINITY; /* what is not a protocol number keeps nothing */
+    req_number(x, REQ_NULL_MINUS_INF, &v);
+    if (i < 8)
+      r->lp[i] = v;
+    if (isinf(v))
+      continue;
+    r->kept++;
+    if (i < 64)
+      r->set |= 1UL << i;
+  }
+}
+
+row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
+  row_answer r = {0};
+  if (!pr_offers(pr, "filter"))
+    return r;
+  jbuf b = {0};
+  jbuf_raw(&b, "{\"op\":\"filter\",\"rows\":[{\"logits\":");
+  jbuf_raw(&b, logits);
+  jbuf_raw(&b, ",\"params\":");
+  jbuf_raw(&b, params);
+  jbuf_raw(&b, "}]}");
+  cJSON *answer = b.data && !b.failed ? pr_ask(pr, b.data) : NULL;
+  jbuf_free(&b);
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
+  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
+  r.error = cJSON_GetObjectItemCaseSensitive(row, "error") != NULL;
+  r.answered = r.error || cJSON_IsArray(lp);
+  if (answer && !r.answered)
+    pr_garbage(pr, answer, "rows[0].logprobs or rows[0].error");
+  if (r.answered)
+    pr->in_a_row = 0;
+  if (cJSON_IsArray(lp))
+    pr_read_row(&r, lp);
+  cJSON_Delete(answer);
+  return r;
+}
+
+/* "{1,3}", "{0,...,1023}" or "an error". */
+const char *pr_describe(const row_answer *r, char *out, size_t len) {
+  if (r->error)
+    return snprintf(out, len, "an error"), out;
+  size_t at = (size_t)snprintf(out, len, "{");
+  for (int i = 0, n = 0; i < 64 && at < len; i++)
+    if (r->set >> i & 1)
+      at += (size_t)snprintf(out + at, len - at, "%s%d", n++ ? "," : "", i);
+  if (at < len)
+    snprintf(out + at, len - at, "%s}", r->kept > 64 ? ",..." : "");
+  if (r->kept > 12)
+    snprintf(out, len, "%zu tokens", r->kept);
+  return out;
+}
+
+/* The kept ids as runs, "{0-15,17}", for the long tie blocks. */
+const char *pr_describe_ids(const row_answer *r, char *out, size_t len) {
+  if (r->error || r->kept <= 12)
+    return pr_describe(r, out, len);
+  size_t at = (size_t)snprintf(out, len, "{");
+  for (int i = 0; i < 64 && at < len; i++) {
+    if (!(r->set >> i & 1))
+      continue;
+    int j = i;
+    while (j + 1 < 64 && r->set >> (j + 1) & 1)
+      j++;
+    at += (size_t)snprintf(out + at, len - at, "%s%d", at > 1 ? "," : "", i);
+    if (j > i && at < len)
+      at += (size_t)snprintf(out + at, len - at, "-%d", j);
+    i = j;
+  }
+  if (at < len)
+    snprintf(out + at, len - at, "}");
+  return out;
+}
+
+void pr_note(prober *pr, int axis, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pr->note[axis], sizeof pr->note[axis], fmt, ap);
+  va_end(ap);
+}

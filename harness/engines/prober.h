@@ -1,0 +1,70 @@
+/*
+ * The prober of `sieve fingerprint`, shared by the probes (probes.c) and the verdicts
+ * (fingerprint.c): the implementation under probe, what each axis's probe found, and the
+ * helpers that ask it. Internal to engines/.
+ */
+#ifndef SIEVE_PROBER_H
+#define SIEVE_PROBER_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "protocol/conn.h"
+#include "sieve.h"
+
+/* Requests in a row without an answer after which none is sent any more. */
+#define GIVE_UP 3
+
+typedef unsigned mask; /* bit v: value v of the axis fits the answers */
+
+enum { ASKED = 0, NOT_OFFERED, NO_ANSWER };
+
+typedef struct prober {
+  conn c;
+  const cJSON *ops;
+  mask found[SIEVE_AXIS_COUNT];
+  int status[SIEVE_AXIS_COUNT];
+  char note[SIEVE_AXIS_COUNT][320];
+  size_t crashes;  /* requests that crashed, hung or got garbage; each restarts the child */
+  size_t in_a_row; /* requests in a row without an answer; at GIVE_UP none is sent any more */
+  char last_crash[300];
+  char last_error[200]; /* the message of the last answer that was an error */
+} prober;
+
+#define ALL(axis) ((1u << sieve_axis_values(SIEVE_AXIS_##axis)) - 1u)
+#define ONE(axis, value) (1u << SIEVE_##axis##_##value)
+
+/* What one filter row came back as. */
+typedef struct row_answer {
+  int answered;      /* 0: not offered or no answer */
+  int error;         /* the row is an error */
+  size_t kept;       /* tokens with a finite logprob */
+  unsigned long set; /* the kept ids below 64 */
+  double lp[8];      /* the first logprobs; -inf for removed tokens */
+} row_answer;
+
+/* Whether the implementation offers an op (its answer to hello). */
+int pr_offers(const prober *pr, const char *op);
+
+/* The answer to a request that is not a whole-request error, or NULL: a crash, a hang or
+ * garbage counts in pr->crashes (pr->last_crash says which), an error's message goes to
+ * pr->last_error. After GIVE_UP requests in a row without an answer none is sent any more. */
+cJSON *pr_ask(prober *pr, const char *request);
+
+/* An answer without what the probe asked for (`missing`), which counts as a crash does. */
+void pr_garbage(prober *pr, const cJSON *answer, const char *missing);
+
+/* One filter row (the logits and params as JSON text), as it came back. */
+row_answer pr_filter_row(prober *pr, const char *logits, const char *params);
+
+/* The kept set as "{1,3}", "1024 tokens" or "an error"; with _ids, long runs as "{0-15,17}". */
+const char *pr_describe(const row_answer *r, char *out, size_t len);
+const char *pr_describe_ids(const row_answer *r, char *out, size_t len);
+
+/* The evidence of an axis's verdict, printed beside it. */
+void pr_note(prober *pr, int axis, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* One probe per axis, indexed by SIEVE_AXIS_*: the values of the axis the answers fit. */
+extern mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *);
+
+#endif /* SIEVE_PROBER_H */

@@ -1,0 +1,612 @@
+/*
+ * The probes of `sieve fingerprint`, one per axis of sieve_rule, grouped by the step they look
+ * at. Each probe's answers differ by far more than float32 rounding: blocks of equal logits for
+ * exact boundaries and ties, and margins of 0.05 or more elsewhere. A probe gives the set of an
+ * axis's values its answers fit, and notes the evidence.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fingerprint.h"
+#include "prober.h"
+#include "protocol/jbuf.h"
+
+/* ------------------------------------------------------------------ ranks */
+
+/* Logits 0 and six far below it: those six have probability 0 in float64 and float32, so
+ * ranking by probability ties them (in token order, or the sort's own), and ranking by logit
+ * keeps the best three of them, ids 2, 4 and 5. */
+static mask probe_rank_key(prober *pr) {
+  char a[64];
+  row_answer r = pr_filter_row(pr, "[0,-1500,-1000,-1600,-1100,-1200,-1300]", "{\"top_k\":4}");
+  if (!r.answered)
+    return ALL(RANK_KEY);
+  pr_note(pr, SIEVE_AXIS_RANK_KEY, "(0,-1500,-1000,-1600,-1100,-1200,-1300) top_k 4 keeps %s%s",
+          pr_describe(&r, a, sizeof a), r.set == 0x35 ? "" : " (probabilities 0 tie)");
+  /* A top-k that keeps every tied token keeps all seven. */
+  if (r.error || (r.kept != 4 && r.kept != 7) || !(r.set & 1))
+    return 0;
+  return r.set == 0x35 ? ONE(RANK_KEY, LOGIT) : ONE(RANK_KEY, PROBABILITY);
+}
+
+/* ------------------------------------------------------------------ top-p */
+
+#define ORDER_ROW "[-0.69314718055994529,-1.2039728043259361,-1.6094379124341003]"
+#define MAT_ROW "[2,1.5,1,0.3,-0.2,-1.5]"
+#define EQUAL4 "[1,1,1,1]"
+#define EQUAL8 "[1,1,1,1,1,1,1,1]"
+/* 64 equal logits: a block long enough that a sort which is stable on short rows (an
+ * insertion sort below 16 elements, as std::sort and torch use) shows its own order. */
+#define EQUAL64                                                                                    \
+  "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"    \
+  "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]"
+
+static int topp_ignored(const prober *pr) {
+  return pr->found[SIEVE_AXIS_TOPP_SCOPE] == ONE(TOPP_SCOPE, IGNORED);
+}
+
+/* (0.5, 0.3, 0.2): top_p 0.3 keeps token 0 alone unless top-p is not applied; with top_k 2 and
+ * top_p 0.55 the full distribution keeps 2, the renormalized top 2 (0.625, 0.375) keeps 1. */
+static mask probe_topp_scope(prober *pr) {
+  char a[64], b[64];
+  row_answer alone = pr_filter_row(pr, ORDER_ROW, "{\"top_p\":0.3}");
+  if (!alone.answered || alone.error)
+    return ALL(TOPP_SCOPE);
+  if (alone.kept == 3) {
+    pr_note(pr, SIEVE_AXIS_TOPP_SCOPE, "top_p 0.3 keeps all of (0.5, 0.3, 0.2)");
+    return ONE(TOPP_SCOPE, IGNORED);
+  }
+  row_answer both = pr_filter_row(pr, ORDER_ROW, "{\"top_k\":2,\"top_p\":0.55}");
+  pr_note(pr, SIEVE_AXIS_TOPP_SCOPE,
+          "(0.5, 0.3, 0.2): top_p 0.3 keeps %s; top_k 2, top_p 0.55 keeps %s",
+          pr_describe(&alone, a, sizeof a), pr_describe(&both, b, sizeof b));
+  if (!both.answered)
+    return ALL(TOPP_SCOPE) & ~ONE(TOPP_SCOPE, IGNORED);
+  return both.set == 0x3   ? ONE(TOPP_SCOPE, FULL)
+         : both.set == 0x1 ? ONE(TOPP_SCOPE, AFTER_TOPK)
+                           : 0;
+}
+
+/* Blocks of equal logits whose exact masses put the top-p cut inside the block: 4 at top_p 0.5,
+ * 8 and 64 at top_p 0.25; > keeps one token more than the mass reaches (3, 3, 17), >= keeps
+ * exactly as many (2, 2, 16). */
+typedef struct tie_rows {
+  row_answer r[3];
+  size_t n[3], at_mass[3];
+} tie_rows;
+
+static tie_rows topp_tie_rows(prober *pr) {
+  tie_rows t = {{pr_filter_row(pr, EQUAL4, "{\"top_p\":0.5}"),
+                 pr_filter_row(pr, EQUAL8, "{\"top_p\":0.25}"),
+                 pr_filter_row(pr, EQUAL64, "{\"top_p\":0.25}")},
+                {4, 8, 64},
+                {2, 2, 16}};
+  return t;
+}
+
+static int tie_rows_answered(const tie_rows *t) {
+  return t->r[0].answered && t->r[1].answered && t->r[2].answered;
+}
+
+static mask boundary_of(const row_answer *r, size_t n, size_t at_mass) {
+  return r->kept == n             ? ALL(BOUNDARY)
+         : r->kept == at_mass + 1 ? ONE(BOUNDARY, GT)
+         : r->kept == at_mass     ? ONE(BOUNDARY, GE)
+                                  : 0;
+}
+
+static mask probe_boundary(prober *pr) {
+  char a[64], b[64];
+  if (topp_ignored(pr))
+    return pr_note(pr, SIEVE_AXIS_BOUNDARY, "top-p is not applied"), ALL(BOUNDARY);
+  tie_rows t = topp_tie_rows(pr);
+  if (!tie_rows_answered(&t) || t.r[0].error || t.r[1].error || t.r[2].error)
+    return ALL(BOUNDARY);
+  pr_note(pr, SIEVE_AXIS_BOUNDARY,
+          "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s; 64 equal at top_p 0.25 "
+          "keep %zu%s",
+          pr_describe(&t.r[0], a, sizeof a), pr_describe(&t.r[1], b, sizeof b), t.r[2].kept,
+          t.r[0].kept == 4 && t.r[1].kept == 8 ? " (every tied token stays, so the boundary does "
+                                                 "not show)"
+                                               : "");
+  mask m = ALL(BOUNDARY);
+  for (int i = 0; i < 3; i++)
+    m &= boundary_of(&t.r[i], t.n[i], t.at_mass[i]);
+  return m;
+}
+
+/* The lowest (or highest) `c` ids of a block of ids. */
+static unsigned long end_of(unsigned long block, size_t c, int highest) {
+  unsigned long out = 0;
+  for (int i = 0; i < 64 && c > 0; i++) {
+    int bit = highest ? 63 - i : i;
+    if (block >> bit & 1)
+      out |= 1UL << bit, c--;
+  }
+  return out;
+}
+
+/* Which of a block of tied ids a cut kept. */
+static mask ties_of(const row_answer *r, unsigned long block) {
+  unsigned long kept = r->set & block;
+  size_t c = (size_t)__builtin_popcountl(kept), n = (size_t)__builtin_popcountl(block);
+  if (r->error || c == 0)
+    return 0;
+  if (c == n)
+    return ONE(TOPP_TIES, ALL);
+  if (kept == end_of(block, c, 0))
+    return ONE(TOPP_TIES, LOWEST);
+  if (kept == end_of(block, c, 1))
+    return ONE(TOPP_TIES, HIGHEST);
+  return ONE(TOPP_TIES, UNSPECIFIED);
+}
+
+/* Two tie probes: the same order on both is that order; lowest ids on one and highest on the
+ * other, or any other subset, is an order of the sort's own; "all" on one only fits nothing. */
+static mask combine_ties(mask a, mask b) {
+  mask order = ONE(TOPP_TIES, LOWEST) | ONE(TOPP_TIES, HIGHEST) | ONE(TOPP_TIES, UNSPECIFIED);
+  if (a == b || !a || !b)
+    return a & b;
+  return (a & order) && (b & order) ? ONE(TOPP_TIES, UNSPECIFIED) : 0;
+}
+
+static mask probe_topp_ties(prober *pr) {
+  char a[64], b[64];
+  if (topp_ignored(pr))
+    return pr_note(pr, SIEVE_AXIS_TOPP_TIES, "top-p is not applied"), ALL(TOPP_TIES);
+  tie_rows t = topp_tie_rows(pr);
+  if (!tie_rows_answered(&t))
+    return ALL(TOPP_TIES);
+  char c[64];
+  pr_note(pr, SIEVE_AXIS_TOPP_TIES,
+          "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s; "
+          "64 equal at top_p 0.25 keep %s",
+          pr_describe(&t.r[0], a, sizeof a), pr_describe(&t.r[1], b, sizeof b),
+          pr_describe_ids(&t.r[2], c, sizeof c));
+  return combine_ties(combine_ties(ties_of(&t.r[0], 0xF), ties_of(&t.r[1], 0xFF)),
+                      ties_of(&t.r[2], ~0UL));
+}
+
+/* ------------------------------------------------------------------ top-k */
+
+/* Rows whose top-k cut falls inside a block of tied logits, with the block and the ids that
+ * must stay: ids 1, 3, 4 at 3 with top_k 2; ids 1-6 at 5 with top_k 3; ids 0-2 at 1 behind a 3
+ * with top_k 2; and ids 1, 4, 6 at 2 behind three 3s with top_k 4, where a heap that replaces
+ * its top on a strictly larger value (std::partial_sort) keeps id 4 (llama.cpp v0.4.0, run). */
+static const struct {
+  const char *logits, *params, *shown;
+  unsigned long block, above;
+} topk_rows[] = {
+    {"[1,3,1,3,3,0]", "{\"top_k\":2}", "(1,3,1,3,3,0) top_k 2", 0x1A, 0},
+    {"[0,5,5,5,5,5,5,1]", "{\"top_k\":3}", "(0,5,5,5,5,5,5,1) top_k 3", 0x7E, 0},
+    {"[1,1,1,3]", "{\"top_k\":2}", "(1,1,1,3) top_k 2", 0x7, 0x8},
+    {"[3,2,3,0,2,3,2,0,1]", "{\"top_k\":4}", "(3,2,3,0,2,3,2,0,1) top_k 4", 0x52, 0x25},
+    {EQUAL64, "{\"top_k\":20}", "64 equal, top_k 20", ~0UL, 0},
+};
+
+static mask probe_topk_ties(prober *pr) {
+  mask m = ALL(TOPK_TIES);
+  size_t at = 0;
+  for (size_t i = 0; i < sizeof topk_rows / sizeof topk_rows[0]; i++) {
+    char ids[64];
+    row_answer r = pr_filter_row(pr, topk_rows[i].logits, topk_rows[i].params);
+    if (!r.answered)
+      return ALL(TOPK_TIES);
+    at += (size_t)snprintf(pr->note[SIEVE_AXIS_TOPK_TIES] + at,
+                           at < sizeof pr->note[0] ? sizeof pr->note[0] - at : 0, "%s%s keeps %s",
+                           i ? "; " : "", topk_rows[i].shown, pr_describe_ids(&r, ids, sizeof ids));
+    unsigned long allowed = topk_rows[i].block | topk_rows[i].above;
+    mask here = (r.set & ~allowed) || (r.set & topk_rows[i].above) != topk_rows[i].above
+                    ? 0
+                    : ties_of(&r, topk_rows[i].block);
+    /* topp_ties and topk_ties number their orders alike (oracle/filter.c). */
+    m = i ? combine_ties(m, here) : here;
+  }
+  return m;
+}
+
+/* ------------------------------------------------------------ temperature */
+
+static mask probe_temperature_at(prober *pr) {
+  char a[64];
+  if (topp_ignored(pr))
+    return pr_note(pr, SIEVE_AXIS_TEMPERATURE_AT,
+                   "top-p is not applied, and temperature moves no "
+                   "other cut"),
+           ALL(TEMPERATURE_AT);
+  row_answer r = pr_filter_row(pr, MAT_ROW, "{\"temperature\":0.5,\"top_p\":0.8}");
+  if (!r.answered)
+    return ALL(TEMPERATURE_AT);
+  pr_note(pr, SIEVE_AXIS_TEMPERATURE_AT, "(2,1.5,1,0.3,-0.2,-1.5) T 0.5 top_p 0.8 keeps %s",
+          pr_describe(&r, a, sizeof a));
+  return r.set == 0x3 ? ONE(TEMPERATURE_AT, BEFORE) : r.set == 0x7 ? ONE(TEMPERATURE_AT, AFTER) : 0;
+}
+
+/* How the row (2, 2, 2 - d) came back at one temperature: the first maximum alone, both maxima
+ * alone, an error, or all three at an effective temperature d / (lp0 - lp2). */
+typedef struct t_answer {
+  row_answer r;
+  double t_eff; /* NaN unless all three are kept */
+} t_answer;
+
+#define T_ROW "[2,2,1.9999]"
+
+static t_answer at_temperature(prober *pr, const char *t) {
+  char params[64];
+  snprintf(params, sizeof params, "{\"temperature\":%s}", t);
+  t_answer a = {pr_filter_row(pr, T_ROW, params), NAN};
+  const double d = 2.0 - (double)1.9999f;
+  if (a.r.answered && a.r.kept == 3)
+    a.t_eff = d / (a.r.lp[0] - a.r.lp[2]);
+  return a;
+}
+
+static int near(double x, double y) { return fabs(x - y) <= 0.05 * y; }
+
+static const char *t_text(const t_answer *a, char *out, size_t len) {
+  char ids[64];
+  if (!isnan(a->t_eff))
+    snprintf(out, len, "all, at T %.3g", a->t_eff);
+  else
+    snprintf(out, len, "%s", pr_describe(&a->r, ids, sizeof ids));
+  return out;
+}
+
+/* The temperature-0 rule as T = 0 shows it: an error, the first maximum alone (argmax, or
+ * top_k 1 at T = 1), both maxima (top_k 1 keeping ties), or the 1e-5 clamp. */
+static mask t0_of(const t_answer *zero) {
+  if (zero->r.error)
+    return ONE(T0, REJECT);
+  /* One of the two maxima alone: the first is argmax's, either may be top_k 1's. */
+  if (zero->r.kept == 1 && (zero->r.set == 0x1 || zero->r.set == 0x2))
+    return zero->r.set == 0x1 ? ONE(T0, ARGMAX) | ONE(T0, TOPK1) : ONE(T0, TOPK1);
+  if (zero->r.set == 0x3)
+    return ONE(T0, TOPK1);
+  return near(zero->t_eff, 1e-5) ? ONE(T0, CLAMP) : 0;
+}
+
+/* Whether a temperature got the same answer as T = 0 (the temperature-0 rule applied). */
+static int like_zero(const t_answer *a, const t_answer *zero) {
+  if (!isnan(zero->t_eff))
+    return near(a->t_eff, zero->t_eff);
+  return a->r.error == zero->r.error && a->r.set == zero->r.set && a->r.kept == zero->r.kept;
+}
+
+typedef struct t_probe {
+  t_answer zero, micro, tiny, negative, milli;
+} t_probe;
+
+static int t_probe_run(prober *pr, t_probe *t) {
+  t->zero = at_temperature(pr, "0");
+  t->micro = at_temperature(pr, "5e-7");
+  t->tiny = at_temperature(pr, "5e-6");
+  t->negative = at_temperature(pr, "-1");
+  t->milli = at_temperature(pr, "0.001");
+  return t->zero.r.answered && t->micro.r.answered && t->tiny.r.answered &&
+         t->negative.r.answered && t->milli.r.answered;
+}
+
+static void t_note(prober *pr, int axis, const t_probe *t) {
+  char a[5][64];
+  pr_note(pr, axis, "(2,2,1.9999) at T 0: %s; 5e-7: %s; 5e-6: %s; -1: %s; 0.001: %s",
+          t_text(&t->zero, a[0], 64), t_text(&t->micro, a[1], 64), t_text(&t->tiny, a[2], 64),
+          t_text(&t->negative, a[3], 64), t_text(&t->milli, a[4], 64));
+}
+
+/* validate, when offered, tells argmax (T stays 0) from T = 1 with top_k 1. */
+static mask t0_by_validate(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"validate\",\"params\":{\"temperature\":0,\"top_p\":0.3,\"top_k\":5}}";
+  if (!pr_offers(pr, "validate"))
+    return ALL(T0);
+  cJSON *v = pr_ask(pr, request);
+  const cJSON *params = cJSON_GetObjectItemCaseSensitive(v, "params");
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "temperature");
+  mask m = !v ? ONE(T0, REJECT) | ONE(T0, ARGMAX) | ONE(T0, TOPK1) | ONE(T0, CLAMP)
+           : !cJSON_IsNumber(t)  ? ALL(T0)
+           : t->valuedouble == 1 ? ONE(T0, TOPK1)
+           : t->valuedouble == 0 ? ONE(T0, ARGMAX)
+                                 : ONE(T0, CLAMP);
+  cJSON_Delete(v);
+  return m;
+}
+
+static mask probe_t0(prober *pr) {
+  t_probe t;
+  if (!t_probe_run(pr, &t))
+    return ALL(T0);
+  t_note(pr, SIEVE_AXIS_T0, &t);
+  mask m = t0_of(&t.zero);
+  return m & ONE(T0, REJECT) ? m : m & t0_by_validate(pr);
+}
+
+static mask probe_t0_below(prober *pr) {
+  t_probe t;
+  if (!t_probe_run(pr, &t))
+    return ALL(T0_BELOW);
+  t_note(pr, SIEVE_AXIS_T0_BELOW, &t);
+  if (!t0_of(&t.zero))
+    return 0;
+  mask below_micro = ONE(T0_BELOW, EPS) | ONE(T0_BELOW, MICRO);
+  mask m = like_zero(&t.tiny, &t.zero) ? ONE(T0_BELOW, EPS) : ALL(T0_BELOW) & ~ONE(T0_BELOW, EPS);
+  m &= like_zero(&t.micro, &t.zero) ? below_micro : ALL(T0_BELOW) & ~below_micro;
+  /* Under a rule that rejects, T = -1 is an error either way. */
+  if (!t.zero.r.error)
+    m &= like_zero(&t.negative, &t.zero) ? ONE(T0_BELOW, NONPOSITIVE)
+                                         : ALL(T0_BELOW) & ~ONE(T0_BELOW, NONPOSITIVE);
+  return m;
+}
+
+static mask probe_temperature_floor(prober *pr) {
+  t_answer milli = at_temperature(pr, "0.001");
+  char a[64];
+  if (!milli.r.answered)
+    return ALL(TEMPERATURE_FLOOR);
+  pr_note(pr, SIEVE_AXIS_TEMPERATURE_FLOOR, "(2,2,1.9999) at T 0.001 keeps %s",
+          t_text(&milli, a, sizeof a));
+  return near(milli.t_eff, 0.001)  ? ONE(TEMPERATURE_FLOOR, NONE)
+         : near(milli.t_eff, 0.01) ? ONE(TEMPERATURE_FLOOR, CENTI)
+                                   : 0;
+}
+
+/* ----------------------------------------------------------- top_k values */
+
+static mask off_or_error(prober *pr, int axis, const char *params, mask off, mask error) {
+  char a[64];
+  row_answer r = pr_filter_row(pr, MAT_ROW, params);
+  if (!r.answered)
+    return off | error;
+  pr_note(pr, axis, "%s %s %s", params, r.error ? "is" : "keeps", pr_describe(&r, a, sizeof a));
+  return r.error ? error : r.kept == 6 ? off : 0;
+}
+
+static mask probe_top_k_zero(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_TOP_K_ZERO, "{\"top_k\":0}", ONE(TOP_K_ZERO, OFF),
+                      ONE(TOP_K_ZERO, ERROR));
+}
+
+static mask probe_top_k_minus_one(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_TOP_K_MINUS_ONE, "{\"top_k\":-1}", ONE(TOP_K_MINUS_ONE, OFF),
+                      ONE(TOP_K_MINUS_ONE, ERROR));
+}
+
+/* A peaked row, 20 then 1023 zeros: a float32 softmax loses the tail's terms (e^-20 each) in
+ * its sum, so a float32 cumulative sum passes 1 before the end and top_p = 1 cuts the tail. */
+static mask probe_topp_one(prober *pr) {
+  char a[64];
+  if (topp_ignored(pr))
+    return pr_note(pr, SIEVE_AXIS_TOPP_ONE, "top-p is not applied"), ONE(TOPP_ONE, OFF);
+  jbuf row = {0};
+  jbuf_raw(&row, "[20");
+  for (int i = 1; i < 1024; i++)
+    jbuf_raw(&row, ",0");
+  jbuf_raw(&row, "]");
+  row_answer r = row.data && !row.failed
+                     ? pr_filter_row(pr, row.data, "{\"top_p\":1,\"top_k\":1024}")
+                     : (row_answer){0};
+  jbuf_free(&row);
+  if (!r.answered)
+    return ALL(TOPP_ONE);
+  pr_note(pr, SIEVE_AXIS_TOPP_ONE, "(20, then 1023 zeros) top_p 1 top_k 1024 keeps %s",
+          pr_describe(&r, a, sizeof a));
+  return r.error ? 0 : r.kept == 1024 ? ONE(TOPP_ONE, OFF) : ONE(TOPP_ONE, FLOAT32_TAIL);
+}
+
+/* ------------------------------------------------------------ sample */
+
+/* The drawn token and its logprob for a row at T = 0.5, top_k 2. */
+static int sampled(prober *pr, const char *logits, uint64_t seed, int position, int64_t *token,
+                   double *logprob) {
+  char request[320];
+  snprintf(request, sizeof request,
+           "{\"op\":\"sample\",\"rows\":[{\"logits\":%s,\"params\":{\"temperature\":0.5,"
+           "\"top_k\":2},\"seed\":\"%llu\",\"position\":%d}]}",
+           logits, (unsigned long long)seed, position);
+  cJSON *answer = pr_offers(pr, "sample") ? pr_ask(pr, request) : NULL;
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(row, "token");
+  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprob");
+  int ok = cJSON_IsNumber(t) && cJSON_IsNumber(lp);
+  if (answer && !ok)
+    pr_garbage(pr, answer, "rows[0].token and logprob");
+  if (ok)
+    pr->in_a_row = 0;
+  if (ok) {
+    *token = (int64_t)t->valuedouble;
+    *logprob = lp->valuedouble;
+  }
+  cJSON_Delete(answer);
+  return ok ? 0 : -1;
+}
+
+static const float mat_row[6] = {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f};
+
+/* The drawn token's logprob against the processed, the scaled and the raw row, the three
+ * values of the axis in their order. */
+_Static_assert(SIEVE_LOGPROBS_COUNT == 3 && SIEVE_LOGPROBS_PROCESSED == 0 &&
+                   SIEVE_LOGPROBS_SCALED == 1 && SIEVE_LOGPROBS_RAW == 2,
+               "probe_logprobs knows three kinds of logprobs");
+static mask probe_logprobs(prober *pr) {
+  int64_t token;
+  double got, lp[3][6];
+  if (sampled(pr, MAT_ROW, 42, 7, &token, &got) != 0 || token < 0 || token > 5)
+    return ALL(LOGPROBS);
+  const sieve_params params[3] = {{0.5, 1.0, 2}, {0.5, 1.0, -1}, {1.0, 1.0, -1}};
+  for (int v = 0; v < 3; v++)
+    sieve_filter(mat_row, 6, &params[v], NULL, lp[v], NULL);
+  pr_note(pr, SIEVE_AXIS_LOGPROBS,
+          "T 0.5 top_k 2: token %lld has logprob %.6f (processed %.6f, "
+          "scaled %.6f, raw %.6f)",
+          (long long)token, got, lp[0][token], lp[1][token], lp[2][token]);
+  mask m = 0;
+  for (int v = 0; v < 3; v++)
+    m |= fabs(lp[v][token] - got) < 1e-5 ? 1u << v : 0;
+  return m;
+}
+
+/* Token 1 is the most probable, so the cdf in token order is not the cdf in probability order. */
+static const float draw_row[6] = {1.5f, 2.0f, 1.0f, 0.3f, -0.2f, -1.5f};
+
+static mask probe_draw(prober *pr) {
+  int same = 0, n = 0;
+  const sieve_params params = {0.5, 1.0, 2};
+  for (int position = 0; position < 24; position++) {
+    int64_t token;
+    double lp;
+    sieve_draw_key key = {1000 + (uint64_t)position, (uint64_t)position, 0, 0};
+    sieve_sample_result r;
+    if (sampled(pr, "[1.5,2,1,0.3,-0.2,-1.5]", key.seed, position, &token, &lp) != 0)
+      return ALL(DRAW);
+    sieve_sample(draw_row, 6, &params, NULL, &key, 0, NULL, &r);
+    same += token == r.token;
+    n++;
+  }
+  pr_note(pr, SIEVE_AXIS_DRAW, "%d of %d draws match the hash", same, n);
+  return same == n ? ONE(DRAW, HASH) : ONE(DRAW, OWN);
+}
+
+/* ------------------------------------------------------------ speculate */
+
+/* One speculative step as answered: the first test's outcome, u and ratio, and the first
+ * committed token. */
+typedef struct spec_answer {
+  int accepted;
+  double u, ratio;
+  int64_t token;
+} spec_answer;
+
+/* Asks one chain of one draft (given, with its row); -1 when not offered, not answered or
+ * answered without them; an error answer is the axis's note. */
+static int speculated(prober *pr, int axis, const char *request, spec_answer *out) {
+  pr->last_error[0] = '\0';
+  cJSON *answer = pr_offers(pr, "speculate") ? pr_ask(pr, request) : NULL;
+  if (!answer && pr->last_error[0])
+    pr_note(pr, axis, "a given draft got an error: %s", pr->last_error);
+  const cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "steps"), 0);
+  const cJSON *accepted = cJSON_GetObjectItemCaseSensitive(step, "accepted");
+  const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "u");
+  const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(step, "ratio");
+  const cJSON *token = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "tokens"), 0);
+  int ok = cJSON_IsBool(accepted) && cJSON_IsNumber(u) && cJSON_IsNumber(token);
+  if (answer && !ok)
+    pr_garbage(pr, answer, "steps[0].accepted, steps[0].u and tokens[0]");
+  if (ok) {
+    pr->in_a_row = 0;
+    *out = (spec_answer){cJSON_IsTrue(accepted), u->valuedouble,
+                         cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN,
+                         (int64_t)token->valuedouble};
+  }
+  cJSON_Delete(answer);
+  return ok ? 0 : -1;
+}
+
+/* u = 0 on a draft the target's top_k 3 removes (p = 0 < q = 0.25): 0 * q < 0 rejects,
+ * 0 <= 0 / q accepts. Only the hash's u is 0 here; another generator leaves the axis open. */
+static mask probe_spec_accept(prober *pr) {
+  char request[512];
+  snprintf(request, sizeof request,
+           "{\"op\":\"speculate\",\"seed\":\"%llu\",\"position\":5,\"target\":{\"rows\":"
+           "[[2,1.5,1,-1],[2,1.5,1,-1]],\"params\":{\"temperature\":1,\"top_k\":3}},"
+           "\"draft\":{\"tokens\":[3],\"rows\":[[1,1,1,1]],\"params\":{\"temperature\":1}}}",
+           (unsigned long long)sieve_seed_of_zero_u(5, SIEVE_CASE_ACCEPT));
+  spec_answer a;
+  if (speculated(pr, SIEVE_AXIS_SPEC_ACCEPT, request, &a) != 0)
+    return ALL(SPEC_ACCEPT);
+  pr_note(pr, SIEVE_AXIS_SPEC_ACCEPT, "u %.17g on a draft the target removes (p = 0): %s", a.u,
+          a.accepted ? "accepted" : "rejected");
+  if (a.u != 0.0)
+    return ALL(SPEC_ACCEPT);
+  return a.accepted ? ONE(SPEC_ACCEPT, LE) : ONE(SPEC_ACCEPT, LT);
+}
+
+/* The draft's top_k 3 removes token 0 (q = 0; its raw q is 0.02 < p = 0.44, so a raw q
+ * accepts too, whatever u). */
+static mask probe_spec_q_zero(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"speculate\",\"seed\":\"7\",\"position\":3,\"target\":{\"rows\":"
+      "[" MAT_ROW "," MAT_ROW "],\"params\":{\"temperature\":1}},\"draft\":{\"tokens\":[0],"
+      "\"rows\":[[-1,2,1.5,1,0.5,0]],\"params\":{\"temperature\":1,\"top_k\":3}}}";
+  spec_answer a;
+  if (speculated(pr, SIEVE_AXIS_SPEC_Q_ZERO, request, &a) != 0)
+    return ALL(SPEC_Q_ZERO);
+  pr_note(pr, SIEVE_AXIS_SPEC_Q_ZERO, "a draft its own top_k removes (q = 0, p = 0.44): %s",
+          a.accepted ? "accepted" : "rejected");
+  return a.accepted ? ONE(SPEC_Q_ZERO, ACCEPT) : ONE(SPEC_Q_ZERO, REJECT);
+}
+
+static const float spec_draft_row[6] = {1.0f, 2.0f, 1.5f, 0.5f, 0.0f, -1.0f};
+
+/* Draft T 0.5 top_k 3: the reported p / q of draft 1 is p over its processed q (0.665) or over
+ * its raw softmax. */
+static mask probe_spec_q(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"speculate\",\"seed\":\"7\",\"position\":3,\"target\":{\"rows\":"
+      "[" MAT_ROW "," MAT_ROW "],\"params\":{\"temperature\":1}},\"draft\":{\"tokens\":[1],"
+      "\"rows\":[[1,2,1.5,0.5,0,-1]],\"params\":{\"temperature\":0.5,\"top_k\":3}}}";
+  const sieve_params target = {1.0, 1.0, -1}, draft = {0.5, 1.0, 3}, raw = {1.0, 1.0, -1};
+  double p[6], q[6], q_raw[6];
+  spec_answer a;
+  if (speculated(pr, SIEVE_AXIS_SPEC_Q, request, &a) != 0)
+    return ALL(SPEC_Q);
+  sieve_filter(mat_row, 6, &target, NULL, p, NULL);
+  sieve_filter(spec_draft_row, 6, &draft, NULL, q, NULL);
+  sieve_filter(spec_draft_row, 6, &raw, NULL, q_raw, NULL);
+  double processed = exp(p[1] - q[1]), unfiltered = exp(p[1] - q_raw[1]);
+  pr_note(pr, SIEVE_AXIS_SPEC_Q,
+          "p / q of a draft at T 0.5 top_k 3: %.6f (processed q %.6f, raw q "
+          "%.6f)",
+          a.ratio, processed, unfiltered);
+  mask m = fabs(a.ratio - processed) <= 1e-4 * processed ? ONE(SPEC_Q, PROCESSED) : 0;
+  return m | (fabs(a.ratio - unfiltered) <= 1e-4 * unfiltered ? ONE(SPEC_Q, RAW) : 0);
+}
+
+/* Equal rows with top_k 3 on both sides and a draft both remove (p = q = 0): the strict test
+ * rejects it and max(p - q, 0) is 0 everywhere; the rule draws from p's {1, 2, 3}. */
+static mask probe_spec_empty_residual(prober *pr) {
+  static const char request[] =
+      "{\"op\":\"speculate\",\"seed\":\"31\",\"position\":31,\"target\":{\"rows\":"
+      "[[-3,2,1.5,1,0.3,-2],[-3,2,1.5,1,0.3,-2]],\"params\":{\"temperature\":1,\"top_k\":3}},"
+      "\"draft\":{\"tokens\":[4],\"rows\":[[-3,2,1.5,1,0.3,-2]],\"params\":{\"temperature\":1,"
+      "\"top_k\":3}}}";
+  spec_answer a;
+  if (speculated(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, request, &a) != 0)
+    return ALL(SPEC_EMPTY_RESIDUAL);
+  pr_note(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL,
+          "p = q with the draft removed by both: %s, token %lld",
+          a.accepted ? "accepted" : "rejected", (long long)a.token);
+  if (a.accepted)
+    return ALL(SPEC_EMPTY_RESIDUAL);
+  return a.token == 0                   ? ONE(SPEC_EMPTY_RESIDUAL, FIRST_TOKEN)
+         : a.token == 5                 ? ONE(SPEC_EMPTY_RESIDUAL, LAST_TOKEN)
+         : a.token >= 1 && a.token <= 3 ? ONE(SPEC_EMPTY_RESIDUAL, TARGET)
+                                        : 0;
+}
+
+/* In axis order: a probe may read the verdicts of the axes before it (top-p not applied). */
+mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
+    [SIEVE_AXIS_RANK_KEY] = probe_rank_key,
+    [SIEVE_AXIS_TOPP_SCOPE] = probe_topp_scope,
+    [SIEVE_AXIS_BOUNDARY] = probe_boundary,
+    [SIEVE_AXIS_TOPP_TIES] = probe_topp_ties,
+    [SIEVE_AXIS_TOPK_TIES] = probe_topk_ties,
+    [SIEVE_AXIS_TEMPERATURE_AT] = probe_temperature_at,
+    [SIEVE_AXIS_T0_BELOW] = probe_t0_below,
+    [SIEVE_AXIS_T0] = probe_t0,
+    [SIEVE_AXIS_TEMPERATURE_FLOOR] = probe_temperature_floor,
+    [SIEVE_AXIS_TOP_K_ZERO] = probe_top_k_zero,
+    [SIEVE_AXIS_TOP_K_MINUS_ONE] = probe_top_k_minus_one,
+    [SIEVE_AXIS_TOPP_ONE] = probe_topp_one,
+    [SIEVE_AXIS_LOGPROBS] = probe_logprobs,
+    [SIEVE_AXIS_DRAW] = probe_draw,
+    [SIEVE_AXIS_SPEC_ACCEPT] = probe_spec_accept,
+    [SIEVE_AXIS_SPEC_Q_ZERO] = probe_spec_q_zero,
+    [SIEVE_AXIS_SPEC_Q] = probe_spec_q,
+    [SIEVE_AXIS_SPEC_EMPTY_RESIDUAL] = probe_spec_empty_residual,
+};
+
+int sieve_fingerprint_has_probe(int axis) {
+  return axis >= 0 && axis < SIEVE_AXIS_COUNT && fingerprint_probes[axis] != NULL;
+}
