@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "report/outfile.h"
+#include "report/xml.h"
 
 #define TOP_BARS 40     /* a larger row shows this many bars and one for the rest */
 #define MARGIN 16.0     /* around the picture */
@@ -106,21 +107,6 @@ ranked_token *explain_rank(const double *p, size_t vocab) {
 
 /* ---------------------------------------------------------------- text */
 
-static void escape(FILE *f, const char *s) {
-  for (; *s; s++) {
-    if (*s == '&')
-      fputs("&amp;", f);
-    else if (*s == '<')
-      fputs("&lt;", f);
-    else if (*s == '>')
-      fputs("&gt;", f);
-    else if (*s == '"')
-      fputs("&quot;", f);
-    else
-      fputc(*s, f);
-  }
-}
-
 /* The width of a text, estimated: 0.62 em a character (UTF-8 continuation bytes not counted). */
 static double text_w(const char *s, double size) {
   size_t n = 0;
@@ -142,7 +128,7 @@ __attribute__((format(printf, 6, 7))) static void text(FILE *f, double x, double
   if (rotate != 0)
     fprintf(f, " transform=\"rotate(%g %.1f %.1f)\"", rotate, x, y);
   fprintf(f, " %s>", attrs);
-  escape(f, buf);
+  xml_text(f, buf);
   fputs("</text>\n", f);
 }
 
@@ -385,9 +371,9 @@ static void header(const picture *pic) {
           "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
           "font-size=\"11\" fill=\"%s\">\n<title>",
           l->width, l->height, l->width, l->height, INK);
-  escape(pic->f, title);
+  xml_text(pic->f, title);
   fputs(": ", pic->f);
-  escape(pic->f, params);
+  xml_text(pic->f, params);
   fputs("</title>\n", pic->f);
   rect(pic->f, "background", 0, 0, l->width, l->height, "white");
   text(pic->f, MARGIN, 28, 0, "class=\"title\" font-size=\"16\" font-weight=\"bold\"", "%s", title);

@@ -157,14 +157,31 @@ void jbuf_key(jbuf *b, const char *key, int comma) {
   jbuf_char(b, ':');
 }
 
-void jbuf_json(jbuf *b, const cJSON *value) {
-  if (cJSON_IsNumber(value)) {
-    jbuf_num(b, value->valuedouble);
-  } else if (cJSON_IsString(value)) {
-    jbuf_str(b, value->valuestring);
-  } else if (cJSON_IsBool(value)) {
-    jbuf_raw(b, cJSON_IsTrue(value) ? "true" : "false");
-  } else if (cJSON_IsArray(value) || cJSON_IsObject(value)) {
+void jbuf_floats(jbuf *b, const float *x, size_t n) {
+  jbuf_char(b, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      jbuf_char(b, ',');
+    jbuf_num(b, x[i]);
+  }
+  jbuf_char(b, ']');
+}
+
+void jbuf_nums(jbuf *b, const double *x, size_t n) {
+  jbuf_char(b, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      jbuf_char(b, ',');
+    jbuf_num(b, x[i]);
+  }
+  jbuf_char(b, ']');
+}
+
+int jbuf_json_with(jbuf *b, const cJSON *value, jbuf_writer special, void *ctx) {
+  int claimed = special ? special(b, value, ctx) : 0;
+  if (claimed != 0)
+    return claimed < 0 ? -1 : 0;
+  if (cJSON_IsArray(value) || cJSON_IsObject(value)) {
     int object = cJSON_IsObject(value);
     jbuf_char(b, object ? '{' : '[');
     for (const cJSON *item = value->child; item; item = item->next) {
@@ -172,13 +189,23 @@ void jbuf_json(jbuf *b, const cJSON *value) {
         jbuf_key(b, item->string, item != value->child);
       else if (item != value->child)
         jbuf_char(b, ',');
-      jbuf_json(b, item);
+      if (jbuf_json_with(b, item, special, ctx) != 0)
+        return -1;
     }
     jbuf_char(b, object ? '}' : ']');
+  } else if (cJSON_IsNumber(value)) {
+    jbuf_num(b, value->valuedouble);
+  } else if (cJSON_IsString(value)) {
+    jbuf_str(b, value->valuestring);
+  } else if (cJSON_IsBool(value)) {
+    jbuf_raw(b, cJSON_IsTrue(value) ? "true" : "false");
   } else {
     jbuf_raw(b, "null");
   }
+  return 0;
 }
+
+void jbuf_json(jbuf *b, const cJSON *value) { jbuf_json_with(b, value, NULL, NULL); }
 
 void jbuf_params(jbuf *b, const sieve_params *p, int requesting) {
   jbuf_char(b, '{');

@@ -28,6 +28,15 @@ void jbuf_u64_str(jbuf *b, uint64_t x);
 /* Any JSON value, numbers with 17 significant digits (cJSON's own printer may drop an ulp). */
 struct cJSON;
 void jbuf_json(jbuf *b, const struct cJSON *value);
+
+/* The same, except that each value `special` claims is written by it: it returns 1 when it
+ * wrote the value, 0 to leave it to jbuf_json, -1 to stop (then jbuf_json_with returns -1). */
+typedef int (*jbuf_writer)(jbuf *b, const struct cJSON *value, void *ctx);
+int jbuf_json_with(jbuf *b, const struct cJSON *value, jbuf_writer special, void *ctx);
+
+/* A JSON array of numbers, as jbuf_num writes each. */
+void jbuf_floats(jbuf *b, const float *x, size_t n);
+void jbuf_nums(jbuf *b, const double *x, size_t n);
 /* Writes `"key":`, with a leading comma when `comma` is set. */
 void jbuf_key(jbuf *b, const char *key, int comma);
 

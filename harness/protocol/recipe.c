@@ -81,41 +81,27 @@ float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t
   return row;
 }
 
-/* A recipe written as its array. */
-static int write_recipe(jbuf *b, const cJSON *recipe, char *err, size_t err_len) {
+/* Where write_recipe says why a recipe could not be written. */
+typedef struct reason {
+  char *text;
+  size_t len;
+} reason;
+
+/* A recipe written as the array it describes (a jbuf_writer: 1 when `value` was one). */
+static int write_recipe(jbuf *b, const cJSON *value, void *why) {
+  const cJSON *recipe = sieve_recipe_of(value);
+  if (!recipe)
+    return 0;
   size_t vocab = 0;
-  float *row = sieve_recipe_logits(recipe, &vocab, err, err_len);
+  float *row = sieve_recipe_logits(recipe, &vocab, ((reason *)why)->text, ((reason *)why)->len);
   if (!row)
     return -1;
-  jbuf_char(b, '[');
-  for (size_t i = 0; i < vocab; i++) {
-    if (i)
-      jbuf_char(b, ',');
-    jbuf_num(b, row[i]);
-  }
-  jbuf_char(b, ']');
+  jbuf_floats(b, row, vocab);
   free(row);
-  return 0;
+  return 1;
 }
 
 int sieve_recipe_write_json(jbuf *b, const cJSON *value, char *err, size_t err_len) {
-  const cJSON *recipe = sieve_recipe_of(value);
-  if (recipe)
-    return write_recipe(b, recipe, err, err_len);
-  if (!cJSON_IsArray(value) && !cJSON_IsObject(value)) {
-    jbuf_json(b, value);
-    return 0;
-  }
-  int object = cJSON_IsObject(value);
-  jbuf_char(b, object ? '{' : '[');
-  for (const cJSON *item = value->child; item; item = item->next) {
-    if (object)
-      jbuf_key(b, item->string, item != value->child);
-    else if (item != value->child)
-      jbuf_char(b, ',');
-    if (sieve_recipe_write_json(b, item, err, err_len) != 0)
-      return -1;
-  }
-  jbuf_char(b, object ? '}' : ']');
-  return 0;
+  reason why = {err, err_len};
+  return jbuf_json_with(b, value, write_recipe, &why);
 }

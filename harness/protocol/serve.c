@@ -150,13 +150,8 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
     req_fail_code(e, code, path);
     goto fail;
   }
-  jbuf_raw(b, "{\"logprobs\":[");
-  for (size_t i = 0; i < vocab; i++) {
-    if (i)
-      jbuf_char(b, ',');
-    jbuf_num(b, logprobs[i]);
-  }
-  jbuf_char(b, ']');
+  jbuf_raw(b, "{\"logprobs\":");
+  jbuf_nums(b, logprobs, vocab);
   if (has_info)
     write_info(b, &info);
   jbuf_char(b, '}');

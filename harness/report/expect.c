@@ -13,21 +13,15 @@
 #include "run/speculative_distribution.h"
 
 static cJSON *read_json(const char *path, char *err, size_t len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  size_t size = 0;
+  char *text = sieve_read_file(path, &size);
+  if (!text) {
     snprintf(err, len, "%s: cannot read the expectation file: %s", path, strerror(errno));
     return NULL;
   }
-  char *text = NULL;
-  size_t cap = 0;
-  ssize_t n = getdelim(&text, &cap, '\0', f);
-  const int read_error = ferror(f) ? errno : 0;
-  fclose(f);
-  cJSON *root = n > 0 && !read_error ? cJSON_Parse(text) : NULL;
+  cJSON *root = cJSON_ParseWithLength(text, size);
   free(text);
-  if (read_error)
-    snprintf(err, len, "%s: cannot read the expectation file: %s", path, strerror(read_error));
-  else if (!root)
+  if (!root)
     snprintf(err, len, "%s: not valid JSON", path);
   return root;
 }
@@ -85,13 +79,6 @@ static int is_distribution_case(const char *id) {
   return specdist_is_case(id);
 }
 
-static int in_fixtures(const sieve_fixtures *fx, const char *id) {
-  for (const cJSON *c = fx->cases->child; c; c = c->next)
-    if (strcmp(sieve_case_str(c, "id"), id) == 0)
-      return 1;
-  return 0;
-}
-
 int sieve_expect_known_ids(const expectations *e, const char *fixtures_path, char *err,
                            size_t len) {
   sieve_fixtures fx;
@@ -99,7 +86,7 @@ int sieve_expect_known_ids(const expectations *e, const char *fixtures_path, cha
     return -1;
   size_t at = 0, unknown = 0;
   for (const cJSON *x = e->list->child; x; x = x->next) {
-    if (in_fixtures(&fx, x->string) || is_distribution_case(x->string))
+    if (sieve_fixtures_find(&fx, x->string) || is_distribution_case(x->string))
       continue;
     if (unknown++ < 5 && at < len)
       at += (size_t)snprintf(err + at, len - at, "%s%s",

@@ -3,23 +3,7 @@
 
 #include "render.h"
 #include "run/check.h"
-
-static void xml_text(FILE *out, const char *text) {
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p == '<')
-      fputs("&lt;", out);
-    else if (*p == '>')
-      fputs("&gt;", out);
-    else if (*p == '&')
-      fputs("&amp;", out);
-    else if (*p == '"')
-      fputs("&quot;", out);
-    else if (*p < 0x20 && *p != '\t')
-      fputc(' ', out);
-    else
-      fputc(*p, out);
-  }
-}
+#include "xml.h"
 
 /* A testcase as CI systems read JUnit (Jenkins, GitLab): a failure the expectation file lists
  * is skipped with its reason as the element's text (Jenkins' junit-4.xsd gives <skipped> no

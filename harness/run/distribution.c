@@ -58,13 +58,9 @@ static char *chunk_request(const dist_case *c, size_t first, size_t n, size_t *l
   jbuf b = {0};
   jbuf_raw(&b, "{\"op\":\"sample\",\"rows\":[");
   for (size_t i = 0; i < n; i++) {
-    jbuf_raw(&b, i ? ",{\"logits\":[" : "{\"logits\":[");
-    for (size_t t = 0; t < c->vocab; t++) {
-      if (t)
-        jbuf_char(&b, ',');
-      jbuf_num(&b, c->logits[t]);
-    }
-    jbuf_raw(&b, "],\"params\":");
+    jbuf_raw(&b, i ? ",{\"logits\":" : "{\"logits\":");
+    jbuf_floats(&b, c->logits, c->vocab);
+    jbuf_raw(&b, ",\"params\":");
     jbuf_params(&b, &c->params, 1);
     jbuf_raw(&b, ",\"seed\":");
     jbuf_u64_str(&b, 0x5EED0000ULL + first + i);

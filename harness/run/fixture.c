@@ -13,8 +13,7 @@
 #include "protocol/recipe.h"
 #include "sieve.h"
 
-/* The whole file, NUL-terminated; NULL with errno set when it cannot be read. */
-static char *read_file(const char *path, size_t *len) {
+char *sieve_read_file(const char *path, size_t *len) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     errno = EISDIR;
@@ -43,7 +42,7 @@ static char *read_file(const char *path, size_t *len) {
 
 int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t err_len) {
   size_t len = 0;
-  char *text = read_file(path, &len);
+  char *text = sieve_read_file(path, &len);
   *out = (sieve_fixtures){0};
   if (!text) {
     snprintf(err, err_len, "%s: cannot read the fixture file: %s", path, strerror(errno));

@@ -17,6 +17,10 @@ typedef struct sieve_fixtures {
   const cJSON *cases; /* the array of cases */
 } sieve_fixtures;
 
+/* A whole file, NUL-terminated and malloc'd; NULL with errno set when it cannot be read (a
+ * folder is EISDIR). */
+char *sieve_read_file(const char *path, size_t *len);
+
 /* Reads and parses a fixture file; 0, or -1 with a message naming the file in `err`. */
 int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t err_len);
 void sieve_fixtures_free(sieve_fixtures *f);

@@ -315,13 +315,9 @@ static int fits(const model *m, const counts *k, const test *tests, size_t n_tes
 static void write_rows(jbuf *b, const float (*rows)[VOCAB], size_t n, size_t vocab) {
   jbuf_raw(b, "\"rows\":[");
   for (size_t j = 0; j < n; j++) {
-    jbuf_raw(b, j ? ",[" : "[");
-    for (size_t t = 0; t < vocab; t++) {
-      if (t)
-        jbuf_char(b, ',');
-      jbuf_num(b, rows[j][t]);
-    }
-    jbuf_char(b, ']');
+    if (j)
+      jbuf_char(b, ',');
+    jbuf_floats(b, rows[j], vocab);
   }
   jbuf_char(b, ']');
 }

@@ -13,7 +13,8 @@ seed_corpus() {
   mkdir -p "$corpus"
   [ -z "$(ls -A "$corpus")" ] || return 0
   case $1 in
-    serve) head -c 200000 "$root/harness/examples/requests.jsonl" > "$corpus/examples" ;;
+    serve) head -c 200000 "$root/harness/examples/requests.jsonl" > "$corpus/examples"
+           printf '%s\n' '{"op":"filter","rows":[{"logits":{"$recipe":{"kind":"irwin_hall4","seed":"7","v":40,"bits":8,"exp":-6,"spike_every":9,"spike_units":900}}}]}' > "$corpus/recipe" ;;
     fixtures) /usr/bin/python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 pick = [c for c in d["cases"] if c["family"] in ("seed-examples", "draw")][:6]
