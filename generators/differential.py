@@ -360,8 +360,11 @@ def summary(t: Tally, rows: int, seed: int, f32_command) -> int:
     print(f"differential: {t.speculated} of the rows also head a speculative chain (speculate)")
     print(f"differential: {rows} rows (seed {seed}) through filter and sample; "
           f"{t.undecidable} decided within 1e-12 of a boundary and accepted either way")
+    checked = t.passed + t.undecidable + t.failed
     print(f"differential: {t.passed + t.undecidable} passed, {t.failed} failed")
-    return 1 if t.failed else 0
+    if checked != rows:
+        print(f"differential: FAIL only {checked} of the {rows} rows were checked", file=sys.stderr)
+    return 1 if t.failed or checked != rows else 0
 
 
 def main():
