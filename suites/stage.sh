@@ -8,8 +8,10 @@ set -u
 log=$1
 shift
 table() {
-  awk '{ printf "  %-12s %7.1f s%s\n", $1, $2, $3 == 0 ? "" : "  FAILED"; total += $2 }
-       END { printf "  %-12s %7.1f s\n", "total", total }' "$log"
+  awk '{ printf "  %-12s %7.1f s%s\n", $1, $2, $3 == 0 ? "" : "  FAILED"; total += $2
+         failed += $3 != 0 }
+       END { printf "  %-12s %7.1f s\n", "total", total
+             printf "%s\n", failed ? "make test: FAILED" : "make test: every stage passed" }' "$log"
 }
 if [ "$1" = --table ]; then
   echo "make test: seconds by stage (build/stages.tsv)"

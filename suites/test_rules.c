@@ -260,7 +260,7 @@ Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
 }
 
 /* The profiles and probes derived from the axes (harness/engines/profiles.c,
- * harness/fingerprint.c). */
+ * harness/engines/probes.c). */
 
 #include "engines/fingerprint.h"
 #include "engines/profiles.h"

@@ -314,8 +314,9 @@ Test(serve, a_row_of_262144_logits_is_answered_in_full) {
   free(input);
 }
 
-#define RECIPE "{\"kind\":\"irwin_hall4\",\"seed\":\"7\",\"v\":40,\"bits\":8,\"exp\":-6," \
-               "\"spike_every\":9,\"spike_units\":900"
+#define RECIPE                                                                                     \
+  "{\"kind\":\"irwin_hall4\",\"seed\":\"7\",\"v\":40,\"bits\":8,\"exp\":-6,"                       \
+  "\"spike_every\":9,\"spike_units\":900"
 
 Test(serve, a_row_given_as_a_recipe_is_answered_as_its_logits) {
   cJSON *recipe = cJSON_Parse(RECIPE "}");
@@ -339,12 +340,27 @@ Test(serve, a_recipe_that_is_malformed_or_misses_its_checksum_is_an_invalid_logi
   served s = serve(
       "{\"op\":\"filter\",\"rows\":[{\"logits\":{\"$recipe\":" RECIPE ",\"mixsum64\":\"0\"}}},"
       "{\"logits\":{\"$recipe\":{\"kind\":\"gaussian\",\"seed\":\"7\",\"v\":40}}},"
-      "{\"logits\":{\"$recipe\":" RECIPE "},\"extra\":1}}]}\n");
+      "{\"logits\":{\"$recipe\":" RECIPE "},\"extra\":1}},"
+      "{\"logits\":{\"$recipe\":" RECIPE ",\"spikes\":1}}},"
+      "{\"logits\":{\"$recipe\":{\"kind\":\"irwin_hall4\",\"seed\":\"7x\",\"v\":40,\"bits\":8,"
+      "\"exp\":-6,\"spike_every\":9,\"spike_units\":900}}}]}\n");
   const cJSON *rows = at(s.lines[0], "rows");
-  cr_assert_eq(cJSON_GetArraySize(rows), 3);
-  for (int i = 0; i < 2; i++)
-    expect_error(cJSON_GetArrayItem(rows, i), "invalid_logits", "logits");
+  cr_assert_eq(cJSON_GetArraySize(rows), 5);
+  for (int i = 0; i < 5; i++)
+    if (i != 2)
+      expect_error(cJSON_GetArrayItem(rows, i), "invalid_logits", "logits");
   cr_expect(at(cJSON_GetArrayItem(rows, 2), "error") != NULL, "a key beside $recipe");
+  served_free(&s);
+}
+
+Test(serve, recipes_describing_more_than_2_pow_22_logits_in_a_request_are_refused_unread) {
+  served s =
+      serve("{\"op\":\"filter\",\"rows\":["
+            "{\"logits\":{\"$recipe\":{\"kind\":\"irwin_hall4\",\"seed\":\"1\",\"v\":4194304,"
+            "\"bits\":8,\"exp\":-6,\"spike_every\":0,\"spike_units\":0}}},"
+            "{\"logits\":{\"$recipe\":{\"kind\":\"irwin_hall4\",\"seed\":\"2\",\"v\":8,"
+            "\"bits\":8,\"exp\":-6,\"spike_every\":0,\"spike_units\":0}}}]}\n");
+  expect_error(s.lines[0], "invalid_request", "logits");
   served_free(&s);
 }
 

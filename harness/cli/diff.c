@@ -50,7 +50,8 @@ static int diff_main(const cli_command *self, int argc, char **argv) {
 }
 
 const cli_command cli_diff = {
-    "diff", "IMPL_A IMPL_B [--format markdown|json]", "where two implementations differ",
+    "diff", "IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json] [--timeout S]",
+    "where two implementations differ",
     "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json]\n"
     "                  [--timeout S]\n"
     "The fixture cases two implementations answer differently, by the axis each discriminates.\n"

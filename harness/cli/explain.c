@@ -28,7 +28,7 @@ static int parse_logits(const char *text, row_input *in) {
   for (const char *p = text; in->logits && *p;) {
     char *end;
     double x = strtod(p, &end);
-    if (end == p || (*end && *end != ','))
+    if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]))
       return -1;
     if (in->vocab == cap) {
       float *more = realloc(in->logits, (cap *= 2) * sizeof *in->logits);
@@ -44,7 +44,8 @@ static int parse_logits(const char *text, row_input *in) {
 
 /* The row of --logits with its parameters and draw key; 0, or the exit status of a usage error. */
 static int given_row(const cli_command *self, const explain_options *o, row_input *in) {
-  long long top_k = SIEVE_TOP_K_UNSET, seed = 0, position = 0;
+  long long top_k = SIEVE_TOP_K_UNSET;
+  unsigned long long seed = 0, position = 0;
   in->params = (sieve_params){1.0, 1.0, SIEVE_TOP_K_UNSET};
   if (parse_logits(o->logits, in) != 0)
     return cli_usage_error(self, "--logits must be numbers separated by commas, not", o->logits);
@@ -53,13 +54,12 @@ static int given_row(const cli_command *self, const explain_options *o, row_inpu
   if (o->top_p && cli_number(o->top_p, &in->params.top_p) != 0)
     return cli_usage_error(self, "--top-p must be a number, not", o->top_p);
   if (o->top_k && cli_integer(o->top_k, INT64_MIN, INT64_MAX, &top_k) != 0)
-    return cli_usage_error(self, "--top-k must be an integer, not", o->top_k);
+    return cli_usage_error(self, "--top-k must be a whole number that fits 64 bits, not", o->top_k);
   in->params.top_k = (int64_t)top_k;
   if (!o->seed != !o->position)
     return cli_usage_error(self, "--seed and --position go together", NULL);
-  if (o->seed && (cli_integer(o->seed, 0, INT64_MAX, &seed) != 0 ||
-                  cli_integer(o->position, 0, INT64_MAX, &position) != 0))
-    return cli_usage_error(self, "--seed and --position must be whole numbers >= 0", NULL);
+  if (o->seed && (cli_unsigned(o->seed, &seed) != 0 || cli_unsigned(o->position, &position) != 0))
+    return cli_usage_error(self, "--seed and --position are whole numbers in [0, 2^64 - 1]", NULL);
   in->key = (sieve_draw_key){(uint64_t)seed, (uint64_t)position, 0, 0};
   in->has_key = o->seed != NULL;
   return 0;
@@ -79,8 +79,10 @@ static int checked(const cli_command *self, const explain_options *o) {
   }
   if (o->markdown)
     return cli_usage_error(self, "--markdown is for speculative-distribution", NULL);
-  if (!o->case_id == !o->logits)
+  if (!o->case_id && !o->logits)
     return cli_usage_error(self, "give a case id or --logits", NULL);
+  if (o->case_id && o->logits)
+    return cli_usage_error(self, "give a case id or --logits, not both", NULL);
   if (o->case_id && row_options)
     return cli_usage_error(self, "a case has its own parameters; --logits takes them", NULL);
   if (o->impl && !o->case_id)
@@ -105,8 +107,8 @@ static int explain_main(const cli_command *self, int argc, char **argv) {
     return rc;
   if (o.case_id && (!strcmp(o.case_id, SPECDIST_SUITE) || specdist_is_case(o.case_id)))
     return specdist_explain(stdout, specdist_is_case(o.case_id) ? o.case_id : NULL, o.markdown);
-  if (o.profile && !(rq.profile = profile_find(o.profile)))
-    return cli_usage_error(self, "unknown profile (sieve profiles lists them):", o.profile);
+  if (o.profile && !(rq.profile = impl_profile(o.profile, err, sizeof err)))
+    return cli_usage_error(self, err, NULL);
   if (o.impl && impl_command_parse(&cmd, o.impl, err, sizeof err) != 0)
     return cli_usage_error(self, err, NULL);
   rq.impl_arg = o.impl;
@@ -128,7 +130,7 @@ static int explain_main(const cli_command *self, int argc, char **argv) {
 }
 
 const cli_command cli_explain = {
-    "explain", "CASE_ID | --logits X,Y,... [--profile NAME] [--svg FILE]",
+    "explain", "CASE_ID | --logits X,Y,... | speculative-distribution [options]",
     "the steps of the rule on one row",
     "usage: sieve explain CASE_ID [--profile NAME] [--impl IMPL] [--svg FILE]\n"
     "       sieve explain --logits X,Y,... [--temperature T] [--top-p P] [--top-k K]\n"
@@ -138,5 +140,7 @@ const cli_command cli_explain = {
     "goes to that implementation too, and its answer is judged as sieve run judges it.\n"
     "       sieve explain speculative-distribution[/CASE] [--markdown]\n"
     "The statistical cases of speculative verification: their rows, the rule's distributions,\n"
-    "and each case's power against each known bug (harness/run/STATISTICS.md).\n",
+    "and each case's power against each known bug (harness/run/STATISTICS.md).\n"
+    "Exit status: 0 whatever an implementation's verdict (sieve run gates); 2 a usage error, a\n"
+    "case that cannot be explained, or an implementation that does not answer hello.\n",
     explain_main};

@@ -22,8 +22,8 @@ static int fingerprint_main(const cli_command *self, int argc, char **argv) {
     return cli_usage_error(self, "--impl IMPL is required", NULL);
   if ((rq.json = cli_format(self, format, formats)) < 0)
     return 2;
-  if (against && !(rq.against = profile_find(against)))
-    return cli_usage_error(self, "no such profile (sieve profiles lists them):", against);
+  if (against && !(rq.against = impl_profile(against, err, sizeof err)))
+    return cli_usage_error(self, err, NULL);
   if (impl_command_parse(&cmd, impl, err, sizeof err) != 0)
     return cli_usage_error(self, err, NULL);
   rq.impl = impl;
@@ -32,12 +32,12 @@ static int fingerprint_main(const cli_command *self, int argc, char **argv) {
 }
 
 const cli_command cli_fingerprint = {
-    "fingerprint", "--impl IMPL [--profile NAME] [--format json]",
+    "fingerprint", "--impl IMPL [--profile NAME] [--format text|json] [--timeout S]",
     "the choice it makes on each axis",
     "usage: sieve fingerprint --impl IMPL [--profile NAME] [--format text|json] [--timeout S]\n"
     "The choice an implementation makes on each axis (sieve axes), and the profiles making the\n"
     "same ones. With --profile, where it leaves that profile. --timeout: per request (30 s);\n"
-    "after 3 requests in a row without an answer no more are sent. Exit status: 0 done, 1 it\n"
-    "leaves --profile on an axis or leaves axes unanswered, 2 a usage error or no answer to\n"
-    "hello.\n",
+    "after 3 requests in a row without an answer no more are sent. Exit status: 0 done; with\n"
+    "--profile, 1 when it leaves that profile on an axis or leaves axes unanswered; 2 a usage\n"
+    "error or no answer to hello.\n",
     fingerprint_main};

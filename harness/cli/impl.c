@@ -9,11 +9,18 @@
 
 #include "engines/profiles.h"
 
+const engine_profile *impl_profile(const char *name, char *err, size_t err_len) {
+  const engine_profile *p = profile_find(name);
+  if (!p)
+    snprintf(err, err_len, "unknown profile '%s' (sieve profiles lists them)", name);
+  return p;
+}
+
 int impl_rule(const char *profile, const char *rule_text, sieve_rule *rule, char *name,
               size_t name_len, char *err, size_t err_len) {
-  const engine_profile *p = profile_find(profile);
+  const engine_profile *p = impl_profile(profile, err, err_len);
   if (!p)
-    return snprintf(err, err_len, "unknown profile %s (sieve profiles lists them)", profile), -1;
+    return -1;
   *rule = p->rule;
   if (rule_text && profile_parse_rule(rule_text, rule, err, err_len) != 0)
     return -1;
@@ -41,7 +48,7 @@ int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t er
   if ((!prof && !rule) || !*arg)
     return snprintf(err, err_len,
                     "an implementation is exec:COMMAND, lib:PATH, profile:NAME or "
-                    "rule:AXIS=VALUE,..., not %s",
+                    "rule:AXIS=VALUE,..., not '%s'",
                     impl),
            -1;
   if (impl_rule(prof ? arg : "deepinfer", prof ? NULL : arg, &cmd->rule, cmd->name,

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "engines/profiles.h"
 #include "protocol/conn.h"
 
 typedef struct impl_command {
@@ -19,6 +20,9 @@ typedef struct impl_command {
 
 /* Fills `cmd` for `impl`; -1 with a message in `err` when `impl` names nothing runnable. */
 int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t err_len);
+
+/* The profile called `name`, or NULL with a message in `err`. */
+const engine_profile *impl_profile(const char *name, char *err, size_t err_len);
 
 /* The rule of a profile with AXIS=VALUE,... set on it (rule_text may be NULL), and its name as
  * hello gives it ("vllm", "deepinfer+boundary=ge"); -1 with a message in `err`. */

@@ -29,7 +29,8 @@ static void usage(FILE *out) {
   }
   fprintf(out, "       sieve --version\n"
                "       sieve --help\n"
-               "IMPL: exec:COMMAND, lib:PATH.so, profile:NAME or rule:AXIS=VALUE,...\n");
+               "IMPL: exec:COMMAND, lib:PATH.so, profile:NAME or rule:AXIS=VALUE,...\n"
+               "Each subcommand's options and exit status: sieve SUBCOMMAND --help.\n");
 }
 
 static const cli_command *command_named(const char *name) {

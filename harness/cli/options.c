@@ -32,9 +32,10 @@ static int append(cli_list *list, char *value, int split) {
   return 0;
 }
 
-/* One option of argv[*i] (its value inline after '=' or the next argument); 0, or 2. */
+/* One option of argv[*i] (its value inline after '=' or the next argument); 0, or 2. `given`
+ * has a bit for each option already given, so that a value given twice is a usage error. */
 static int take(const cli_command *cmd, const cli_option *options, size_t n_options, int argc,
-                char **argv, int *i) {
+                char **argv, int *i, unsigned long long *given) {
   char *arg = argv[*i], *eq = strchr(arg, '=');
   const cli_option *o = find(options, n_options, arg, eq ? (size_t)(eq - arg) : strlen(arg));
   if (!o)
@@ -48,6 +49,9 @@ static int take(const cli_command *cmd, const cli_option *options, size_t n_opti
   char *value = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
   if (!value)
     return cli_usage_error(cmd, "an option lacks its value:", arg);
+  if (o->kind == CLI_VALUE && (*given >> (o - options) & 1))
+    return cli_usage_error(cmd, "an option given twice:", o->name);
+  *given |= 1ULL << (o - options);
   if (o->kind == CLI_VALUE)
     *(const char **)o->slot = value;
   else if (append(o->slot, value, o->kind == CLI_LIST) != 0)
@@ -58,10 +62,11 @@ static int take(const cli_command *cmd, const cli_option *options, size_t n_opti
 int cli_parse(const cli_command *cmd, const cli_option *options, size_t n_options, int argc,
               char **argv, const char **args, size_t max_args, size_t *n_args) {
   size_t n = 0;
+  unsigned long long given = 0;
   for (int i = 0; i < argc; i++) {
     int rc = 0;
     if (strncmp(argv[i], "--", 2) == 0)
-      rc = take(cmd, options, n_options, argc, argv, &i);
+      rc = take(cmd, options, n_options, argc, argv, &i, &given);
     else if (n < max_args && argv[i][0] != '-')
       args[n++] = argv[i];
     else
@@ -84,6 +89,16 @@ int cli_integer(const char *text, long long lo, long long hi, long long *out) {
   return 0;
 }
 
+int cli_unsigned(const char *text, unsigned long long *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (*text < '0' || *text > '9' || *end || errno)
+    return -1;
+  *out = v;
+  return 0;
+}
+
 int cli_number(const char *text, double *out) {
   char *end;
   double v = strtod(text, &end);
@@ -95,8 +110,8 @@ int cli_number(const char *text, double *out) {
 
 int cli_timeout(const cli_command *cmd, const char *text, int *ms) {
   long long seconds;
-  if (cli_integer(text, 1, 3600, &seconds) != 0)
-    return cli_usage_error(cmd, "--timeout is whole seconds in [1, 3600], not", text);
+  if (cli_integer(text, 1, 1000000, &seconds) != 0)
+    return cli_usage_error(cmd, "--timeout is whole seconds in [1, 1000000], not", text);
   *ms = (int)seconds * 1000;
   return 0;
 }

@@ -23,7 +23,7 @@ extern const cli_command cli_serve, cli_run, cli_fingerprint, cli_diff, cli_expl
     cli_profiles, cli_axes;
 
 typedef enum cli_kind {
-  CLI_VALUE, /* --name VALUE or --name=VALUE; the last one given counts */
+  CLI_VALUE, /* --name VALUE or --name=VALUE, once */
   CLI_FLAG,  /* --name, without a value */
   CLI_LIST,  /* --name A,B --name C: every name, in order */
   CLI_EACH   /* --name X --name Y: every value, whole */
@@ -43,10 +43,10 @@ typedef struct cli_option {
 } cli_option;
 
 /*
- * Reads argv against `options`; an argument that is no option goes to `args` (at most
- * `max_args`, their count in *n_args). Returns 0, or 2 after printing the usage error: an
- * unknown option, an option without its value, a flag given a value, too many arguments or
- * list items. A list's values are split at commas in place.
+ * Reads argv against `options` (at most 64); an argument that is no option goes to `args` (at
+ * most `max_args`, their count in *n_args). Returns 0, or 2 after printing the usage error: an
+ * unknown option, an option without its value or given twice, a flag given a value, too many
+ * arguments or list items. A list's values are split at commas in place.
  */
 int cli_parse(const cli_command *cmd, const cli_option *options, size_t n_options, int argc,
               char **argv, const char **args, size_t max_args, size_t *n_args);
@@ -58,10 +58,13 @@ int cli_usage_error(const cli_command *cmd, const char *why, const char *what);
 /* A whole number in [lo, hi] written in full ("8", not "8x"); 0, or -1. */
 int cli_integer(const char *text, long long lo, long long hi, long long *out);
 
+/* A whole number in [0, 2^64 - 1] written in full, as seeds and positions are; 0, or -1. */
+int cli_unsigned(const char *text, unsigned long long *out);
+
 /* A finite or infinite number written in full (strtod's syntax); 0, or -1. */
 int cli_number(const char *text, double *out);
 
-/* --timeout: whole seconds in [1, 3600], as milliseconds; 0, or 2 after the usage error. */
+/* --timeout: whole seconds in [1, 1000000], as milliseconds; 0, or 2 after the usage error. */
 int cli_timeout(const cli_command *cmd, const char *text, int *ms);
 
 /* --format: one of the NULL-ended `formats`; its index, or -1 after the usage error. */

@@ -97,8 +97,8 @@ static int check_values(const cli_command *self, cli *c) {
   c->opt.precision = c->precision ? sieve_precision_parse(c->precision) : -1;
   if (c->precision && c->opt.precision < 0)
     return cli_usage_error(self, "--precision must be float32 or float64, not", c->precision);
-  if (!sieve_report_format_known(c->format))
-    return cli_usage_error(self, "unknown --format", c->format);
+  if (cli_format(self, c->format, sieve_report_formats) < 0)
+    return 2;
   if ((rc = check_suites(self, &c->suites)) != 0 || (rc = parse_shard(self, c)) != 0)
     return rc;
   return parse_reports(self, c);

@@ -166,10 +166,8 @@ typedef struct side {
   cJSON *hello;              /* its answer to hello, with the ops it offers */
   int precision;             /* hello's "precision"; float32 when absent */
   size_t crashes, answered;
-  size_t in_a_row; /* requests in a row without an answer; at GIVE_UP none is sent any more */
+  size_t in_a_row; /* requests in a row without an answer; at CONN_GIVE_UP none is sent any more */
 } side;
-
-#define GIVE_UP 3
 
 typedef struct differ {
   side a, b;
@@ -181,8 +179,8 @@ typedef struct differ {
 /* An answer, or NULL after a crash, a hang or garbage, which restarts the implementation; the
  * summary then says what happened. */
 static cJSON *ask(side *s, const cJSON *request, char *crash, size_t crash_len) {
-  if (s->in_a_row >= GIVE_UP) {
-    snprintf(crash, crash_len, "not asked: %d requests in a row got no answer", GIVE_UP);
+  if (s->in_a_row >= CONN_GIVE_UP) {
+    snprintf(crash, crash_len, "not asked: %d requests in a row got no answer", CONN_GIVE_UP);
     s->crashes++;
     return NULL;
   }
@@ -401,16 +399,17 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
     printf("## sieve diff\n\n`%s` and `%s` differ on %zu of %zu cases.\n", a, b, d->n, d->compared);
   else
     printf("sieve diff: %s and %s differ on %zu of %zu cases\n", a, b, d->n, d->compared);
-  printf("%scompared at %s and %s (hello's precision; float32 when not declared)\n",
+  printf("%scompared at the precision each side declares in hello (float32 when it declares "
+         "none): A %s, B %s\n",
          markdown ? "\n" : "", sieve_precision_name(d->a.precision),
          sieve_precision_name(d->b.precision));
   if (d->both_accepted)
-    printf("%s%zu cases answered differently but both within the fixture's recorded outcomes "
+    printf("%s%zu case%s answered differently but both within the fixture's recorded outcomes "
            "(a decision float32 can flip): not counted\n",
-           markdown ? "\n" : "", d->both_accepted);
+           markdown ? "\n" : "", d->both_accepted, d->both_accepted == 1 ? "" : "s");
   if (d->skipped)
-    printf("%s%zu cases skipped, for what hello says one side cannot be asked; the last, %s\n",
-           markdown ? "\n" : "", d->skipped, d->skip_reason);
+    printf("%s%zu case%s skipped: hello says one side cannot be asked them (the last: %s)\n",
+           markdown ? "\n" : "", d->skipped, d->skipped == 1 ? "" : "s", d->skip_reason);
   if (d->a.crashes || d->b.crashes)
     printf("%scrashes, hangs or garbage (each time restarted): %s %zu, %s %zu\n",
            markdown ? "\n" : "", a, d->a.crashes, b, d->b.crashes);
@@ -462,10 +461,9 @@ static void print_json(const differ *d, const char *a, const char *b) {
 
 /* Starts an implementation and asks hello; -1, saying why, when it does not answer with ops. */
 static int greet(side *s, const char *name, int timeout_ms) {
-  static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
   char crash[300] = "";
   conn_start(&s->c, s->target, timeout_ms);
-  s->hello = conn_ask(&s->c, request, sizeof request - 1, crash, sizeof crash);
+  s->hello = conn_hello(&s->c, crash, sizeof crash);
   const cJSON *precision = cJSON_GetObjectItemCaseSensitive(s->hello, "precision");
   s->precision = cJSON_IsString(precision) ? sieve_precision_parse(precision->valuestring)
                                            : SIEVE_PRECISION_FLOAT32;

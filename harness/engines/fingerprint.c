@@ -170,8 +170,8 @@ int sieve_fingerprint(const fingerprint_request *rq) {
   char err[512];
   static prober pr;
   conn_start(&pr.c, rq->target, rq->timeout_ms);
-  cJSON *hello = pr_ask(&pr, "{\"op\":\"hello\",\"protocol\":1}");
-  pr.ops = cJSON_GetObjectItemCaseSensitive(hello, "ops");
+  cJSON *hello = conn_hello(&pr.c, pr.last_crash, sizeof pr.last_crash);
+  pr.hello = hello;
   if (sieve_hello_check(hello, pr.last_crash, err, sizeof err) != 0) {
     fprintf(stderr, "sieve fingerprint: %s: %s\n", rq->impl, err);
     conn_stop(&pr.c, NULL, 0);

@@ -1,5 +1,5 @@
 /* The fingerprint of an implementation: the choice it makes on each axis of sieve_rule, found by
- * one probe per axis (fingerprint.c), and the profiles making the same ones. */
+ * one probe per axis (probes.c), and the profiles making the same ones (fingerprint.c). */
 #ifndef SIEVE_FINGERPRINT_H
 #define SIEVE_FINGERPRINT_H
 

@@ -9,26 +9,19 @@
 #include <string.h>
 
 #include "protocol/jbuf.h"
-#include "protocol/request.h"
+#include "run/fixture.h"
 
-int pr_offers(const prober *pr, const char *op) {
-  for (const cJSON *o = pr->ops ? pr->ops->child : NULL; o; o = o->next)
-    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
-      return 1;
-  return 0;
-}
-
-/* A request that crashed, hung or got garbage; at GIVE_UP in a row, the last one. */
+/* A request that crashed, hung or got garbage; at CONN_GIVE_UP in a row, the last one. */
 static void pr_no_answer(prober *pr) {
   pr->crashes++;
-  if (++pr->in_a_row == GIVE_UP)
+  if (++pr->in_a_row == CONN_GIVE_UP)
     snprintf(pr->last_crash + strlen(pr->last_crash),
              sizeof pr->last_crash - strlen(pr->last_crash),
-             " (%d requests in a row without an answer: no more are sent)", GIVE_UP);
+             " (%d requests in a row without an answer: no more are sent)", CONN_GIVE_UP);
 }
 
 cJSON *pr_ask(prober *pr, const char *request) {
-  if (pr->in_a_row >= GIVE_UP) {
+  if (pr->in_a_row >= CONN_GIVE_UP) {
     pr->crashes++;
     return NULL;
   }
@@ -57,8 +50,7 @@ void pr_garbage(prober *pr, const cJSON *answer, const char *missing) {
 static void pr_read_row(row_answer *r, const cJSON *lp) {
   int i = 0;
   for (const cJSON *x = lp->child; x; x = x->next, i++) {
-    double v = -INFINITY; /* what is not a protocol number keeps nothing */
-    req_number(x, REQ_NULL_MINUS_INF, &v);
+    double v = cJSON_IsNumber(x) ? x->valuedouble : -INFINITY; /* null, a string: not kept */
     if (i < 8)
       r->lp[i] = v;
     if (isinf(v))
@@ -71,7 +63,7 @@ static void pr_read_row(row_answer *r, const cJSON *lp) {
 
 row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
   row_answer r = {0};
-  if (!pr_offers(pr, "filter"))
+  if (!sieve_hello_offers(pr->hello, "filter"))
     return r;
   jbuf b = {0};
   jbuf_raw(&b, "{\"op\":\"filter\",\"rows\":[{\"logits\":");

@@ -12,21 +12,18 @@
 #include "protocol/conn.h"
 #include "sieve.h"
 
-/* Requests in a row without an answer after which none is sent any more. */
-#define GIVE_UP 3
-
 typedef unsigned mask; /* bit v: value v of the axis fits the answers */
 
 enum { ASKED = 0, NOT_OFFERED, NO_ANSWER };
 
 typedef struct prober {
   conn c;
-  const cJSON *ops;
+  const cJSON *hello; /* its answer to hello: the ops it offers */
   mask found[SIEVE_AXIS_COUNT];
   int status[SIEVE_AXIS_COUNT];
   char note[SIEVE_AXIS_COUNT][320];
   size_t crashes;  /* requests that crashed, hung or got garbage; each restarts the child */
-  size_t in_a_row; /* requests in a row without an answer; at GIVE_UP none is sent any more */
+  size_t in_a_row; /* requests in a row without an answer; at CONN_GIVE_UP none is sent any more */
   char last_crash[300];
   char last_error[200]; /* the message of the last answer that was an error */
 } prober;
@@ -43,12 +40,9 @@ typedef struct row_answer {
   double lp[8];      /* the first logprobs; -inf for removed tokens */
 } row_answer;
 
-/* Whether the implementation offers an op (its answer to hello). */
-int pr_offers(const prober *pr, const char *op);
-
 /* The answer to a request that is not a whole-request error, or NULL: a crash, a hang or
  * garbage counts in pr->crashes (pr->last_crash says which), an error's message goes to
- * pr->last_error. After GIVE_UP requests in a row without an answer none is sent any more. */
+ * pr->last_error. After CONN_GIVE_UP requests in a row without an answer none is sent any more. */
 cJSON *pr_ask(prober *pr, const char *request);
 
 /* An answer without what the probe asked for (`missing`), which counts as a crash does. */

@@ -13,6 +13,7 @@
 #include "fingerprint.h"
 #include "prober.h"
 #include "protocol/jbuf.h"
+#include "run/fixture.h"
 
 /* ------------------------------------------------------------------ ranks */
 
@@ -300,7 +301,7 @@ static void t_note(prober *pr, int axis, const t_probe *t) {
 static mask t0_by_validate(prober *pr) {
   static const char request[] =
       "{\"op\":\"validate\",\"params\":{\"temperature\":0,\"top_p\":0.3,\"top_k\":5}}";
-  if (!pr_offers(pr, "validate"))
+  if (!sieve_hello_offers(pr->hello, "validate"))
     return ALL(T0);
   cJSON *v = pr_ask(pr, request);
   const cJSON *params = cJSON_GetObjectItemCaseSensitive(v, "params");
@@ -405,7 +406,7 @@ static int sampled(prober *pr, const char *logits, uint64_t seed, int position, 
            "{\"op\":\"sample\",\"rows\":[{\"logits\":%s,\"params\":{\"temperature\":0.5,"
            "\"top_k\":2},\"seed\":\"%llu\",\"position\":%d}]}",
            logits, (unsigned long long)seed, position);
-  cJSON *answer = pr_offers(pr, "sample") ? pr_ask(pr, request) : NULL;
+  cJSON *answer = sieve_hello_offers(pr->hello, "sample") ? pr_ask(pr, request) : NULL;
   const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(row, "token");
   const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprob");
@@ -482,7 +483,7 @@ typedef struct spec_answer {
  * answered without them; an error answer is the axis's note. */
 static int speculated(prober *pr, int axis, const char *request, spec_answer *out) {
   pr->last_error[0] = '\0';
-  cJSON *answer = pr_offers(pr, "speculate") ? pr_ask(pr, request) : NULL;
+  cJSON *answer = sieve_hello_offers(pr->hello, "speculate") ? pr_ask(pr, request) : NULL;
   if (!answer && pr->last_error[0])
     pr_note(pr, axis, "a given draft got an error: %s", pr->last_error);
   const cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "steps"), 0);

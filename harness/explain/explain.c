@@ -142,8 +142,7 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
     return fprintf(stderr, "sieve explain: %s\n", err), 2;
   conn impl;
   conn_start(&impl, rq->impl, 30000);
-  static const char greeting[] = "{\"op\":\"hello\",\"protocol\":1}";
-  cJSON *hello = conn_ask(&impl, greeting, sizeof greeting - 1, err, sizeof err);
+  cJSON *hello = conn_hello(&impl, err, sizeof err);
   const char *declared = sieve_case_str(hello, "precision");
   int precision = *declared ? sieve_precision_parse(declared) : SIEVE_PRECISION_FLOAT32;
   int rc = sieve_hello_check(hello, err, why, sizeof why) != 0 || precision < 0 ? 2 : 0;

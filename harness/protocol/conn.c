@@ -49,17 +49,15 @@ cJSON *conn_ask_json(conn *c, const cJSON *request, char *detail, size_t detail_
   return answer;
 }
 
+cJSON *conn_hello(conn *c, char *detail, size_t detail_len) {
+  static const char hello[] = "{\"op\":\"hello\",\"protocol\":" SIEVE_PROTOCOL_TEXT "}";
+  return conn_ask(c, hello, sizeof hello - 1, detail, detail_len);
+}
+
 void conn_stop(conn *c, char *how, size_t how_len) {
   if (!c->target.rule)
     proc_stop(&c->p, how, how_len);
   else if (how)
     snprintf(how, how_len, "the oracle in process");
   jbuf_free(&c->answer);
-}
-
-void conn_stderr_tail(const conn *c, char *out, size_t max) {
-  if (c->target.rule)
-    out[0] = '\0';
-  else
-    proc_stderr_tail(&c->p, out, max);
 }

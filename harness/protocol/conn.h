@@ -22,6 +22,9 @@ typedef struct impl_target {
   int reads_recipes;      /* the child is sieve serve (lib:), which reads recipe rows */
 } impl_target;
 
+/* Requests in a row without an answer after which fingerprint and diff ask no more. */
+#define CONN_GIVE_UP 3
+
 typedef struct conn {
   impl_target target;
   proc p;      /* the child, when there is one */
@@ -40,10 +43,10 @@ proc_status conn_start(conn *c, const impl_target *target, int timeout_ms);
 cJSON *conn_ask(conn *c, const char *request, size_t len, char *detail, size_t detail_len);
 cJSON *conn_ask_json(conn *c, const cJSON *request, char *detail, size_t detail_len);
 
+/* The implementation's answer to {"op":"hello","protocol":1}, as conn_ask gives it. */
+cJSON *conn_hello(conn *c, char *detail, size_t detail_len);
+
 /* Ends the child if there is one; writes how it ended into `how` (may be NULL). */
 void conn_stop(conn *c, char *how, size_t how_len);
-
-/* The last `max` bytes the child wrote to stderr ("" for the oracle in process). */
-void conn_stderr_tail(const conn *c, char *out, size_t max);
 
 #endif /* SIEVE_CONN_H */

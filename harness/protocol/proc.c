@@ -276,7 +276,7 @@ const char *proc_status_name(proc_status s) {
   case PROC_TIMEOUT:
     return "timeout";
   case PROC_EXITED:
-    return "exited";
+    return "ended before answering";
   case PROC_TOO_LONG:
     return "answer too long";
   default:

@@ -1,6 +1,7 @@
 /* Row recipes; see recipe.h. */
 #include "recipe.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,20 @@ uint64_t sieve_mixsum64(const uint32_t *words, size_t n) {
 
 const cJSON *sieve_recipe_of(const cJSON *logits) {
   return cJSON_IsObject(logits) ? cJSON_GetObjectItemCaseSensitive(logits, "$recipe") : NULL;
+}
+
+size_t sieve_recipe_size(const cJSON *value) {
+  const cJSON *recipe = sieve_recipe_of(value);
+  if (recipe) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(recipe, "v");
+    return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble <= SIEVE_RECIPE_MAX
+               ? (size_t)v->valuedouble
+               : 0;
+  }
+  size_t total = 0;
+  for (const cJSON *x = value ? value->child : NULL; x && total <= SIEVE_RECIPE_MAX; x = x->next)
+    total += sieve_recipe_size(x);
+  return total > SIEVE_RECIPE_MAX ? SIEVE_RECIPE_MAX + 1 : total;
 }
 
 static double recipe_int(const cJSON *recipe, const char *key, int *ok) {
@@ -45,9 +60,32 @@ static int verify(const cJSON *recipe, const float *row, size_t vocab, char *err
   return -1;
 }
 
+/* Whether every member of the recipe is one the format names, once, and its seed a decimal
+ * string in [0, 2^64 - 1]. */
+static int strict(const cJSON *recipe) {
+  static const char *const keys[] = {"kind", "seed",        "v",           "bits",
+                                     "exp",  "spike_every", "spike_units", "mixsum64"};
+  for (const cJSON *x = recipe->child; x; x = x->next) {
+    size_t k = 0;
+    while (k < sizeof keys / sizeof keys[0] && strcmp(x->string, keys[k]) != 0)
+      k++;
+    if (k == sizeof keys / sizeof keys[0])
+      return 0;
+    for (const cJSON *y = recipe->child; y != x; y = y->next)
+      if (strcmp(y->string, x->string) == 0)
+        return 0;
+  }
+  const cJSON *seed = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
+  const char *s = cJSON_IsString(seed) ? seed->valuestring : "";
+  char *end;
+  errno = 0;
+  strtoull(s, &end, 10);
+  return *s >= '0' && *s <= '9' && !*end && !errno;
+}
+
 /* The irwin_hall4 recipe (fixtures/README.md, "Recipes and checksums"). */
 float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t err_len) {
-  int ok = 1;
+  int ok = cJSON_IsObject(recipe) && strict(recipe);
   const cJSON *kind = cJSON_GetObjectItemCaseSensitive(recipe, "kind");
   const cJSON *seed_text = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
   double v = recipe_int(recipe, "v", &ok), bits = recipe_int(recipe, "bits", &ok);
@@ -57,7 +95,9 @@ float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t
   if (!ok || !cJSON_IsString(kind) || strcmp(kind->valuestring, "irwin_hall4") != 0 ||
       !cJSON_IsString(seed_text) || v < 1 || v > SIEVE_RECIPE_MAX || bits < 1 || bits > 21 ||
       every < 0 || every > SIEVE_RECIPE_MAX || fabs(spike) >= 0x1p24 || exp2 < -160 || exp2 > 120) {
-    snprintf(err, err_len, "malformed recipe (a field is missing or out of range)");
+    snprintf(err, err_len,
+             "malformed recipe (a field is missing, unknown, repeated or out of range; the "
+             "seed is a decimal string)");
     return NULL;
   }
   uint64_t seed = strtoull(seed_text->valuestring, NULL, 10);

@@ -2,7 +2,7 @@
  * Row recipes (fixtures/README.md, "Recipes and checksums"): a large row of logits written as
  * the few numbers that generate it, {"$recipe": {"kind": "irwin_hall4", ...}}, with the mixsum64
  * checksum of the row's float32 bits. The fixtures keep large rows so; sieve serve reads them in
- * place of an array (PROTOCOL.md, "Recipes"), so sieve run sends them as they are to its own
+ * place of an array (PROTOCOL.md, "Values"), so sieve run sends them as they are to its own
  * serve (lib: and the oracle in process) and writes them out as arrays for anything else.
  */
 #ifndef SIEVE_RECIPE_H
@@ -16,6 +16,11 @@
 
 /* The longest row a recipe may describe. */
 #define SIEVE_RECIPE_MAX (1 << 22)
+
+/* The logits the recipes of a value describe, in all (their "v"), up to SIEVE_RECIPE_MAX + 1:
+ * sieve serve answers at most SIEVE_RECIPE_MAX of them a request, so that a short line cannot
+ * ask for gigabytes. */
+size_t sieve_recipe_size(const cJSON *value);
 
 /* The mixsum64 checksum of 32-bit words. */
 uint64_t sieve_mixsum64(const uint32_t *words, size_t n);

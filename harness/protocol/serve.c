@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "jbuf.h"
+#include "recipe.h"
 #include "request.h"
 
 #define SERVER_NAME "sieve-oracle"
@@ -516,7 +517,10 @@ static int is_bye(const cJSON *req) {
 static void answer_request(const cJSON *req, const char *profile, const backend *target, jbuf *b) {
   req_error err;
   op_context ctx = {req, b, &err, profile, target->impl, target};
-  if (dispatch(&ctx) == 0)
+  if (sieve_recipe_size(req) > SIEVE_RECIPE_MAX)
+    req_fail(&err, SIEVE_KIND_REQUEST, "logits",
+             "the recipes of the request describe more than %d logits in all", SIEVE_RECIPE_MAX);
+  else if (dispatch(&ctx) == 0)
     return;
   jbuf_reset(b);
   write_error(b, &err);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #define SIEVE_PROTOCOL_VERSION 1
+#define SIEVE_PROTOCOL_TEXT "1" /* the same, for request text */
 /* The longest request line served; a longer one gets an error and is skipped. */
 #define SIEVE_SERVE_MAX_LINE ((size_t)256 << 20)
 

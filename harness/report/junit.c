@@ -84,8 +84,10 @@ void report_junit(const run_report *r, FILE *out) {
             suites[s].suite, k.tests, k.failures, k.errors, k.skipped, k.seconds);
     fprintf(out,
             "    <properties>\n      <property name=\"precision\" value=\"%s\"/>\n"
-            "      <property name=\"precision_source\" value=\"%s\"/>\n    </properties>\n",
-            sieve_precision_name(r->precision), r->precision_source);
+            "      <property name=\"precision_source\" value=\"%s\"/>\n"
+            "      <property name=\"batches\" value=\"%s\"/>\n    </properties>\n",
+            sieve_precision_name(r->precision), r->precision_source,
+            r->options->alone_only ? "false" : "true");
     for (size_t i = 0; i < r->n_cases; i++)
       if (strcmp(r->cases[i].suite, suites[s].suite) == 0)
         junit_case(out, &r->cases[i]);

@@ -48,10 +48,9 @@ void report_cause_lines(const run_report *r, FILE *out, int markdown);
 /* The closing line: the verdict and the counts. */
 void report_verdict_line(const run_report *r, FILE *out);
 
-void report_text(const run_report *r, FILE *out);
-void report_markdown(const run_report *r, FILE *out);
-void report_json(const run_report *r, FILE *out);
-void report_junit(const run_report *r, FILE *out);
-void report_tap(const run_report *r, FILE *out);
+/* The renderers of SIEVE_REPORT_FORMATS (report.h). */
+#define REPORT__DECLARE(name) void report_##name(const run_report *r, FILE *out);
+SIEVE_REPORT_FORMATS(REPORT__DECLARE)
+#undef REPORT__DECLARE
 
 #endif /* SIEVE_REPORT_RENDER_H */

@@ -143,27 +143,25 @@ void sieve_report_summary(const run_report *r, FILE *out) {
   report_verdict_line(r, out);
 }
 
-static const struct {
-  const char *name;
-  void (*render)(const run_report *, FILE *);
-} formats[] = {{"text", report_text},
-               {"json", report_json},
-               {"markdown", report_markdown},
-               {"junit", report_junit},
-               {"tap", report_tap}};
+#define REPORT__NAME(name) #name,
+#define REPORT__RENDERER(name) report_##name,
+const char *const sieve_report_formats[] = {SIEVE_REPORT_FORMATS(REPORT__NAME) NULL};
+static void (*const renderers[])(const run_report *,
+                                 FILE *) = {SIEVE_REPORT_FORMATS(REPORT__RENDERER)};
 
-int sieve_report_format_known(const char *format) {
-  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-    if (strcmp(format, formats[i].name) == 0)
-      return 1;
-  return 0;
+static int format_index(const char *format) {
+  for (int i = 0; sieve_report_formats[i]; i++)
+    if (strcmp(format, sieve_report_formats[i]) == 0)
+      return i;
+  return -1;
 }
 
+int sieve_report_format_known(const char *format) { return format_index(format) >= 0; }
+
 int sieve_report_render(const run_report *report, const char *format, FILE *out) {
-  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-    if (strcmp(format, formats[i].name) == 0) {
-      formats[i].render(report, out);
-      return 0;
-    }
-  return -1;
+  int i = format_index(format);
+  if (i < 0)
+    return -1;
+  renderers[i](report, out);
+  return 0;
 }

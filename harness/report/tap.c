@@ -5,6 +5,8 @@
 void report_tap(const run_report *r, FILE *out) {
   fprintf(out, "TAP version 13\n1..%zu\n# precision %s (%s)\n", r->n_cases,
           sieve_precision_name(r->precision), r->precision_source);
+  if (r->options->alone_only)
+    fprintf(out, "# %s\n", REPORT_ALONE_ONLY);
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
     int ok = c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP;

@@ -137,6 +137,10 @@ static int listed(const cJSON *list, const char *name) {
   return 0;
 }
 
+int sieve_hello_offers(const cJSON *hello, const char *op) {
+  return listed(cJSON_GetObjectItemCaseSensitive(hello, "ops"), op);
+}
+
 /* The first engine option of the request that hello's "engine_options" does not list. */
 static const char *engine_option_missing(const cJSON *request, const cJSON *hello) {
   const cJSON *offered = cJSON_GetObjectItemCaseSensitive(hello, "engine_options");
@@ -155,7 +159,7 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
     return snprintf(why, len, "the implementation is unavailable: %s",
                     sieve_case_str(hello, "unavailable")),
            1;
-  if (!listed(cJSON_GetObjectItemCaseSensitive(hello, "ops"), op))
+  if (!sieve_hello_offers(hello, op))
     return snprintf(why, len, "the implementation does not offer op %s (hello)", op), 1;
   if (option)
     return snprintf(why, len, "the implementation does not offer engine option %s (hello)", option),

@@ -53,6 +53,9 @@ cJSON *sieve_case_request_compact(const cJSON *c, char *err, size_t err_len);
  */
 int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, size_t len);
 
+/* Whether an answer to hello lists `op` among its "ops". */
+int sieve_hello_offers(const cJSON *hello, const char *op);
+
 /*
  * Whether an answer to hello is one sieve can work with: "protocol" 1 (the version this sieve
  * speaks; harness/protocol/PROTOCOL.md, "Versions") and a list of ops. Returns 0, or -1 with a

@@ -388,8 +388,7 @@ static int declared_precision(const run_options *opt, run_report *report, const 
 static int hello(const run_options *opt, conn *c, run_report *report, cJSON **answer_out, char *err,
                  size_t err_len) {
   char detail[400] = "";
-  static const char request[] = "{\"op\":\"hello\",\"protocol\":1}";
-  cJSON *answer = conn_ask(c, request, sizeof request - 1, detail, sizeof detail);
+  cJSON *answer = conn_hello(c, detail, sizeof detail);
   *answer_out = answer;
   snprintf(report->impl_name, sizeof report->impl_name, "%s",
            answer ? sieve_case_str(answer, "name") : "");
@@ -400,13 +399,6 @@ static int hello(const run_options *opt, conn *c, run_report *report, cJSON **an
   if (rc == 0 && declared_precision(opt, report, answer, err, err_len) != 0)
     rc = -1;
   return rc;
-}
-
-static int has_op(const cJSON *ops, const char *op) {
-  for (const cJSON *o = ops ? ops->child : NULL; o; o = o->next)
-    if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
-      return 1;
-  return 0;
 }
 
 static int listed(const char *const *list, const char *name) {
@@ -426,6 +418,11 @@ static int glob_listed(const char *const *globs, const char *id) {
 static int nothing_chosen(const run_options *opt) {
   return !(opt->suites && opt->suites[0]) && !(opt->families && opt->families[0]) &&
          !(opt->cases && opt->cases[0]);
+}
+
+static int smoke_only(const run_options *opt) {
+  return opt->suites && opt->suites[0] && !strcmp(opt->suites[0], "smoke") && !opt->suites[1] &&
+         !(opt->families && opt->families[0]) && !(opt->cases && opt->cases[0]);
 }
 
 /* Whether a case is asked: the union of the suites named (smoke: the first cases of each
@@ -500,13 +497,12 @@ static int selection_known(const run_options *opt, const sieve_fixtures *fx, cha
 
 /* The cases hello says the implementation cannot be asked (sieve_case_not_offered), skipped. */
 static void skip_unsupported(run_report *report, const cJSON *answer) {
-  const cJSON *ops = cJSON_GetObjectItemCaseSensitive(answer, "ops");
   for (size_t i = 0; i < report->n_cases; i++) {
     case_result *r = &report->cases[i];
     const cJSON *request = cJSON_GetObjectItemCaseSensitive(r->fixture, "request");
     const char *op = strcmp(r->suite, SPECDIST_SUITE) == 0 ? "speculate" : "sample";
     if (r->fixture ? sieve_case_not_offered(request, answer, r->detail, sizeof r->detail)
-                   : !has_op(ops, op)) {
+                   : !sieve_hello_offers(answer, op)) {
       r->outcome = OUTCOME_SKIP;
       if (!r->fixture)
         snprintf(r->detail, sizeof r->detail, "the implementation does not offer op %s (hello)",
@@ -605,6 +601,10 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
   }
   sieve_fixtures_free(&fx);
   sieve_report_count(report);
+  if (smoke_only(opt) && !report->note[0])
+    snprintf(report->note, sizeof report->note,
+             "the smoke suite checks that the implementation answers, not that its sampler is "
+             "right: run without --suite smoke for that");
   return 0;
 }
 

@@ -58,7 +58,8 @@ def main():
                   f"in {seconds:.0f} s", flush=True)
     passed, failed = sum(t[1] for t in totals), sum(t[2] for t in totals)
     print(f"harness: {passed} passed, {failed} failed ("
-          + ", ".join(f"{m} {p}/{p + f}" for m, p, f, _ in totals) + ")")
+          + ", ".join(f"{m} {p}/{p + f}" for m, p, f, _ in totals) + f"); the modules ran "
+          f"{args.parallel} at a time, so their seconds overlap")
     return 1 if failed else 0
 
 

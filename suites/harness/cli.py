@@ -49,6 +49,13 @@ def usage_errors(ctx):
                         (["explain", "--logits", "1,2", "--top-k", "two"], "'two'"),
                         (["explain", "ties/exact-tie-5-top-k-2", "--top-p", "0.5"],
                          "a case has its own parameters"),
+                        (["explain", "ties/exact-tie-5-top-k-2", "--logits", "1,2"], "not both"),
+                        (["explain", "--logits", "1,2,"], "'1,2,'"),
+                        (["run", "--impl", "profile:vllm", "--impl", "profile:sglang"],
+                         "given twice: '--impl'"),
+                        (["run", "--impl", "profile:deepinfer", "--format", "xml"],
+                         "--format is text|json|markdown|junit|tap, not 'xml'"),
+                        (["run", "--impl", ""], "not ''"),
                         (["run", "--impl", "profile:deepinfer", "--jobs", "0"], "'0'"),
                         (["nonsense"], "'nonsense'")):
         p = ctx.cmd(*args)
@@ -59,6 +66,14 @@ def usage_errors(ctx):
     inline = ctx.cmd("run", "--impl=profile:deepinfer", "--suite=position", "--format=tap")
     ctx.check("options take their value after '=' as well", inline.returncode == 0
               and inline.stdout.startswith("TAP version 13"), inline.stderr[-200:])
+    seed = ctx.cmd("explain", "--logits", "2,1,0.5", "--seed", "18446744073709551615",
+                   "--position", "3")
+    ctx.check("sieve explain takes a seed up to 2^64 - 1", seed.returncode == 0
+              and "draw: u = " in seed.stdout, seed.stderr[-200:])
+    smoke = ctx.cmd("run", "--impl", "profile:deepinfer", "--suite", "smoke")
+    ctx.check("a smoke run says it is no verdict on the sampler", smoke.returncode == 0
+              and "the smoke suite checks that the implementation answers" in smoke.stdout,
+              smoke.stdout[-300:])
 
 
 def shards(ctx):

@@ -5,8 +5,8 @@ those whose reading of the mutant separates there), every fixture case it fails 
 fails.
 
 Each mutant is run on every fixture suite and on the statistical cases its catalogue entry names,
-each case sent alone (--no-batches): a port mutant answers a case the same wherever it stands in
-a batch, and the faithful module checks the batches."""
+each case sent alone (--no-batches): a mutant is port.c with one bug compiled in, and the
+faithful module puts port.c without it, in both builds, through the batches."""
 
 from pathlib import Path
 
