@@ -157,25 +157,21 @@ void jbuf_key(jbuf *b, const char *key, int comma) {
   jbuf_char(b, ':');
 }
 
-void jbuf_floats(jbuf *b, const float *x, size_t n) {
+static double float_at(const void *x, size_t i) { return ((const float *)x)[i]; }
+static double double_at(const void *x, size_t i) { return ((const double *)x)[i]; }
+
+static void number_array(jbuf *b, const void *x, size_t n, double (*at)(const void *, size_t)) {
   jbuf_char(b, '[');
   for (size_t i = 0; i < n; i++) {
     if (i)
       jbuf_char(b, ',');
-    jbuf_num(b, x[i]);
+    jbuf_num(b, at(x, i));
   }
   jbuf_char(b, ']');
 }
 
-void jbuf_nums(jbuf *b, const double *x, size_t n) {
-  jbuf_char(b, '[');
-  for (size_t i = 0; i < n; i++) {
-    if (i)
-      jbuf_char(b, ',');
-    jbuf_num(b, x[i]);
-  }
-  jbuf_char(b, ']');
-}
+void jbuf_floats(jbuf *b, const float *x, size_t n) { number_array(b, x, n, float_at); }
+void jbuf_nums(jbuf *b, const double *x, size_t n) { number_array(b, x, n, double_at); }
 
 int jbuf_json_with(jbuf *b, const cJSON *value, jbuf_writer special, void *ctx) {
   int claimed = special ? special(b, value, ctx) : 0;
