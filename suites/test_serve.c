@@ -355,7 +355,7 @@ Test(serve, a_recipe_that_is_malformed_or_misses_its_checksum_is_an_invalid_logi
 
 Test(serve, recipes_describing_more_than_2_pow_22_logits_in_a_request_are_refused_unread) {
   served s =
-      serve("{\"op\":\"filter\",\"rows\":["
+      serve("{\"op\":\"filter\",\"rows\":[1,"
             "{\"logits\":{\"$recipe\":{\"kind\":\"irwin_hall4\",\"seed\":\"1\",\"v\":4194304,"
             "\"bits\":8,\"exp\":-6,\"spike_every\":0,\"spike_units\":0}}},"
             "{\"logits\":{\"$recipe\":{\"kind\":\"irwin_hall4\",\"seed\":\"2\",\"v\":8,"

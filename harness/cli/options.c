@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/request.h"
+
 int cli_usage_error(const cli_command *cmd, const char *why, const char *what) {
   fprintf(stderr, "sieve %s: %s%s%s%s\n%s", cmd->name, why, what ? " '" : "", what ? what : "",
           what ? "'" : "", cmd->usage);
@@ -90,10 +92,8 @@ int cli_integer(const char *text, long long lo, long long hi, long long *out) {
 }
 
 int cli_unsigned(const char *text, unsigned long long *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (*text < '0' || *text > '9' || *end || errno)
+  uint64_t v;
+  if (req_decimal(text, &v) != 0)
     return -1;
   *out = v;
   return 0;

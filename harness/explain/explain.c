@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "protocol/conn.h"
-#include "protocol/jbuf.h"
 #include "protocol/request.h"
 #include "run/check.h"
 #include "run/fixture.h"
@@ -137,7 +136,7 @@ static int from_case(const cJSON *c, row_input *in, char *err, size_t len) {
  * precision and, for a failure, the detail sieve run gives (with the hint of a reading). */
 static int ask_impl(const cJSON *c, const explain_request *rq) {
   char err[512], why[512] = "", detail[1200], causes[600];
-  cJSON *request = sieve_case_request(c, err, sizeof err);
+  cJSON *request = sieve_case_request_compact(c, err, sizeof err);
   if (!request)
     return fprintf(stderr, "sieve explain: %s\n", err), 2;
   conn impl;
@@ -151,9 +150,7 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
             precision < 0 ? "unknown precision" : why);
   else if (sieve_case_not_offered(request, hello, why, sizeof why))
     printf("\n%s: not asked: %s\n", rq->impl_arg, why);
-  jbuf b = {0};
-  jbuf_json(&b, request);
-  cJSON *answer = rc == 0 && !*why ? conn_ask(&impl, b.data, b.len, err, sizeof err) : NULL;
+  cJSON *answer = rc == 0 && !*why ? conn_ask_json(&impl, request, err, sizeof err) : NULL;
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(c, "expect");
   char *text = answer ? cJSON_PrintUnformatted(answer) : NULL;
   if (rc == 0 && !*why && !answer)
@@ -167,7 +164,6 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
            sieve_precision_name(precision), detail);
   }
   free(text);
-  jbuf_free(&b);
   cJSON_Delete(answer);
   cJSON_Delete(hello);
   cJSON_Delete(request);
@@ -196,7 +192,7 @@ static int explain_speculative_case(const explain_request *rq, const cJSON *requ
 /* Whether a case's request is speculate; NULL when its request cannot be read. */
 static cJSON *speculative_request(const cJSON *c) {
   char err[256];
-  cJSON *request = sieve_case_request(c, err, sizeof err);
+  cJSON *request = sieve_case_request_compact(c, err, sizeof err);
   if (request && strcmp(sieve_case_str(request, "op"), "speculate") == 0)
     return request;
   cJSON_Delete(request);

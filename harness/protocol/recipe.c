@@ -1,12 +1,12 @@
 /* Row recipes; see recipe.h. */
 #include "recipe.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "request.h"
 #include "sieve.h"
 
 uint64_t sieve_mixsum64(const uint32_t *words, size_t n) {
@@ -61,46 +61,33 @@ static int verify(const cJSON *recipe, const float *row, size_t vocab, char *err
 }
 
 /* Whether every member of the recipe is one the format names, once, and its seed a decimal
- * string in [0, 2^64 - 1]. */
-static int strict(const cJSON *recipe) {
-  static const char *const keys[] = {"kind", "seed",        "v",           "bits",
-                                     "exp",  "spike_every", "spike_units", "mixsum64"};
-  for (const cJSON *x = recipe->child; x; x = x->next) {
-    size_t k = 0;
-    while (k < sizeof keys / sizeof keys[0] && strcmp(x->string, keys[k]) != 0)
-      k++;
-    if (k == sizeof keys / sizeof keys[0])
-      return 0;
-    for (const cJSON *y = recipe->child; y != x; y = y->next)
-      if (strcmp(y->string, x->string) == 0)
-        return 0;
-  }
-  const cJSON *seed = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
-  const char *s = cJSON_IsString(seed) ? seed->valuestring : "";
-  char *end;
-  errno = 0;
-  strtoull(s, &end, 10);
-  return *s >= '0' && *s <= '9' && !*end && !errno;
+ * string in [0, 2^64 - 1] (into *seed). */
+static int strict(const cJSON *recipe, uint64_t *seed) {
+  static const char *const keys[] = {"kind",        "seed",        "v",        "bits", "exp",
+                                     "spike_every", "spike_units", "mixsum64", NULL};
+  req_error unused;
+  const cJSON *text = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
+  return req_check_keys(recipe, keys, "$recipe", &unused) == 0 && cJSON_IsString(text) &&
+         req_decimal(text->valuestring, seed) == 0;
 }
 
 /* The irwin_hall4 recipe (fixtures/README.md, "Recipes and checksums"). */
 float *sieve_recipe_logits(const cJSON *recipe, size_t *vocab, char *err, size_t err_len) {
-  int ok = cJSON_IsObject(recipe) && strict(recipe);
+  uint64_t seed = 0;
+  int ok = strict(recipe, &seed);
   const cJSON *kind = cJSON_GetObjectItemCaseSensitive(recipe, "kind");
-  const cJSON *seed_text = cJSON_GetObjectItemCaseSensitive(recipe, "seed");
   double v = recipe_int(recipe, "v", &ok), bits = recipe_int(recipe, "bits", &ok);
   double exp2 = recipe_int(recipe, "exp", &ok), every = recipe_int(recipe, "spike_every", &ok);
   double spike = recipe_int(recipe, "spike_units", &ok);
   /* Every field in range before any conversion: |units| stays below 2^24, as the format says. */
-  if (!ok || !cJSON_IsString(kind) || strcmp(kind->valuestring, "irwin_hall4") != 0 ||
-      !cJSON_IsString(seed_text) || v < 1 || v > SIEVE_RECIPE_MAX || bits < 1 || bits > 21 ||
-      every < 0 || every > SIEVE_RECIPE_MAX || fabs(spike) >= 0x1p24 || exp2 < -160 || exp2 > 120) {
+  if (!ok || !cJSON_IsString(kind) || strcmp(kind->valuestring, "irwin_hall4") != 0 || v < 1 ||
+      v > SIEVE_RECIPE_MAX || bits < 1 || bits > 21 || every < 0 || every > SIEVE_RECIPE_MAX ||
+      fabs(spike) >= 0x1p24 || exp2 < -160 || exp2 > 120) {
     snprintf(err, err_len,
              "malformed recipe (a field is missing, unknown, repeated or out of range; the "
              "seed is a decimal string)");
     return NULL;
   }
-  uint64_t seed = strtoull(seed_text->valuestring, NULL, 10);
   float *row = malloc((size_t)v * sizeof *row);
   for (uint64_t i = 0; row && i < (uint64_t)v; i++) {
     int64_t units = -(INT64_C(1) << ((int)bits + 1));

@@ -95,7 +95,7 @@ int req_check_keys(const cJSON *obj, const char *const *allowed, const char *pat
   return 0;
 }
 
-static int parse_decimal(const char *text, uint64_t *out) {
+int req_decimal(const char *text, uint64_t *out) {
   if (!text || *text < '0' || *text > '9')
     return -1;
   char *end;
@@ -117,7 +117,7 @@ int req_int(const cJSON *item, const char *path, const char *field, int64_t *out
     return 0;
   }
   uint64_t u;
-  if (cJSON_IsString(item) && parse_decimal(item->valuestring, &u) == 0 && u <= INT64_MAX) {
+  if (cJSON_IsString(item) && req_decimal(item->valuestring, &u) == 0 && u <= INT64_MAX) {
     *out = (int64_t)u;
     return 0;
   }
@@ -125,7 +125,7 @@ int req_int(const cJSON *item, const char *path, const char *field, int64_t *out
 }
 
 int req_u64(const cJSON *item, const char *path, const char *field, uint64_t *out, req_error *e) {
-  if (cJSON_IsString(item) && parse_decimal(item->valuestring, out) == 0)
+  if (cJSON_IsString(item) && req_decimal(item->valuestring, out) == 0)
     return 0;
   int64_t v;
   if (cJSON_IsString(item) || req_int(item, path, field, &v, e) != 0 || v < 0)
@@ -138,7 +138,7 @@ int req_u64(const cJSON *item, const char *path, const char *field, uint64_t *ou
 }
 
 int req_seed(const cJSON *item, const char *path, uint64_t *out, req_error *e) {
-  if (cJSON_IsString(item) && parse_decimal(item->valuestring, out) == 0)
+  if (cJSON_IsString(item) && req_decimal(item->valuestring, out) == 0)
     return 0;
   return req_fail(e, SIEVE_KIND_REQUEST, "seed",
                   "%s must be a decimal string in [0, 18446744073709551615]", path);

@@ -46,6 +46,8 @@ enum { REQ_NULL_REFUSED = 0, REQ_NULL_MINUS_INF = 1 };
  * null when `null_rule` is REQ_NULL_MINUS_INF. 0, or -1 for anything else. The one reader of
  * numbers in requests, answers and expectations. */
 int req_number(const cJSON *item, int null_rule, double *out);
+/* A decimal string of digits only, in [0, 2^64-1]: seeds, positions, recipe seeds; 0, or -1. */
+int req_decimal(const char *text, uint64_t *out);
 /* A 64-bit seed: a decimal string in [0, 2^64-1]. */
 int req_seed(const cJSON *item, const char *path, uint64_t *out, req_error *e);
 
