@@ -38,6 +38,7 @@ typedef struct filter_work {
   size_t n_ranked;        /* tokens with a finite scaled logit */
   double max;             /* the largest scaled logit */
   const sieve_rule *rule; /* DeepInfer's, or another engine's (ENGINES.md) */
+  int by_logit;           /* ranked by the scaled logit (rank_key logit) */
 } filter_work;
 
 SIEVE__ROW_LOOP
@@ -60,25 +61,40 @@ int sieve__scale(float *row, size_t vocab, double temperature, double *max) {
   return rc;
 }
 
+/* Whether two tokens of equal probability have different scaled logits (both underflow, say):
+ * only then can ranking by logit give another order or other ties. */
+static int probability_hides_logits(const filter_work *w) {
+  for (size_t r = 1; r < w->n_ranked; r++)
+    if (w->ranked[r].key == w->ranked[r - 1].key &&
+        w->scaled[w->ranked[r].id] != w->scaled[w->ranked[r - 1].id])
+      return 1;
+  return 0;
+}
+
 /* Step 2. Another engine may rank by the scaled logit: the same order, except that tokens whose
  * probability underflows to 0 keep their logit order instead of token order. */
 static void softmax_and_rank(filter_work *w, size_t vocab) {
   const double total = sieve__exp_sum(w->scaled, vocab, 1.0f, w->max, w->expd);
-  const int by_logit = w->rule->rank_key == SIEVE_RANK_KEY_LOGIT;
   w->n_ranked = 0;
   for (size_t i = 0; i < vocab; i++)
     if (!isinf(w->scaled[i]))
-      w->ranked[w->n_ranked++] =
-          (sieve__ranked){by_logit ? (double)w->scaled[i] + 0.0 : w->expd[i] / total, (uint32_t)i};
+      w->ranked[w->n_ranked++] = (sieve__ranked){w->expd[i] / total, (uint32_t)i};
   sieve__rank(w->ranked, w->n_ranked);
-  for (size_t r = 0; by_logit && r < w->n_ranked; r++)
+  w->by_logit = probability_hides_logits(w) &&
+                SIEVE__AXIS(w->rule, RANK_KEY, rank_key) == SIEVE_RANK_KEY_LOGIT;
+  if (!w->by_logit)
+    return;
+  for (size_t r = 0; r < w->n_ranked; r++)
+    w->ranked[r].key = (double)w->scaled[w->ranked[r].id] + 0.0;
+  sieve__rank(w->ranked, w->n_ranked);
+  for (size_t r = 0; r < w->n_ranked; r++)
     w->ranked[r].key = w->expd[w->ranked[r].id] / total;
 }
 
 /* Whether ranks i and j are tied: equal probabilities, or equal logits when the rule ranks by
  * logit. */
 static int tied(const filter_work *w, size_t i, size_t j) {
-  if (w->rule->rank_key == SIEVE_RANK_KEY_LOGIT)
+  if (w->by_logit)
     return w->scaled[w->ranked[i].id] == w->scaled[w->ranked[j].id];
   return w->ranked[i].key == w->ranked[j].key;
 }
@@ -92,10 +108,13 @@ _Static_assert((int)SIEVE_TOPP_TIES_HIGHEST == (int)SIEVE_TOPK_TIES_BY_ID_DESC &
 
 /* A cut that keeps the first `keep` of `n` ranks, when the tokens tied with the last one kept
  * run past it: DeepInfer keeps the lowest ids (the rank order); another rule reverses or
- * scrambles the run, or keeps all of it. Returns how many ranks stay. */
-static size_t cut_ties(filter_work *w, size_t keep, size_t n, int choice) {
+ * scrambles the run, or keeps all of it, as its axis (topp_ties or topk_ties) says. Returns how
+ * many ranks stay. */
+static size_t cut_ties(filter_work *w, size_t keep, size_t n, int axis) {
   if (keep == 0 || keep >= n || !tied(w, keep, keep - 1))
     return keep;
+  const int choice = axis == SIEVE_AXIS_TOPP_TIES ? SIEVE__AXIS(w->rule, TOPP_TIES, topp_ties)
+                                                  : SIEVE__AXIS(w->rule, TOPK_TIES, topk_ties);
   size_t first = keep - 1, end = keep + 1;
   while (first > 0 && tied(w, first - 1, keep))
     first--;
@@ -119,7 +138,8 @@ static size_t top_p_keep(const filter_work *w, size_t n, double top_p, double to
   for (size_t r = 1; r < n; r++) {
     double share = mass_before / total;
     *margin = fmin(*margin, fabs(share - top_p));
-    if (share > top_p || (w->rule->boundary == SIEVE_BOUNDARY_GE && share >= top_p))
+    if (share > top_p ||
+        (share == top_p && SIEVE__AXIS(w->rule, BOUNDARY, boundary) == SIEVE_BOUNDARY_GE))
       return r;
     mass_before += w->ranked[r].key;
   }
@@ -168,25 +188,29 @@ static size_t float32_tail_keep(const filter_work *w, size_t n) {
 static size_t top_p_cut(filter_work *w, size_t n, const sieve_params *p, double total,
                         double *margin) {
   *margin = INFINITY;
-  if (w->rule->topp_scope == SIEVE_TOPP_SCOPE_IGNORED)
+  if (SIEVE__AXIS(w->rule, TOPP_SCOPE, topp_scope) == SIEVE_TOPP_SCOPE_IGNORED)
     return n;
   if (p->top_p >= 1.0)
-    return w->rule->topp_one == SIEVE_TOPP_ONE_FLOAT32_TAIL && p->top_k != -1
+    return SIEVE__AXIS(w->rule, TOPP_ONE, topp_one) == SIEVE_TOPP_ONE_FLOAT32_TAIL
                ? float32_tail_keep(w, n)
                : n;
-  return cut_ties(w, top_p_keep(w, n, p->top_p, total, margin), n, w->rule->topp_ties);
+  return cut_ties(w, top_p_keep(w, n, p->top_p, total, margin), n, SIEVE_AXIS_TOPP_TIES);
 }
 
 /* Step 4: top-k on the first `kept` ranks. */
 static size_t top_k_keep(filter_work *w, size_t kept, int64_t top_k) {
   if (top_k == -1 || (uint64_t)top_k >= kept)
     return kept;
-  return cut_ties(w, (size_t)top_k, kept, w->rule->topk_ties);
+  return cut_ties(w, (size_t)top_k, kept, SIEVE_AXIS_TOPK_TIES);
 }
 
-/* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. */
+/* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. With
+ * top_p = 1 and top-k off no rule removes a token (the float32 tail needs a top-k). */
 static size_t keep_count(filter_work *w, const sieve_params *p, double *margin) {
-  if (w->rule->topp_scope != SIEVE_TOPP_SCOPE_AFTER_TOPK)
+  *margin = INFINITY;
+  if (p->top_p >= 1.0 && p->top_k == -1)
+    return w->n_ranked;
+  if (SIEVE__AXIS(w->rule, TOPP_SCOPE, topp_scope) != SIEVE_TOPP_SCOPE_AFTER_TOPK)
     return top_k_keep(w, top_p_cut(w, w->n_ranked, p, 1.0, margin), p->top_k);
   size_t k = top_k_keep(w, w->n_ranked, p->top_k);
   double mass = 0.0;
@@ -239,7 +263,10 @@ static int rescale(filter_work *w, size_t vocab, double temperature) {
 static int filter_row(filter_work *w, const float *logits, size_t vocab, const sieve_params *p,
                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
   int greedy = p->temperature == 0.0; /* only under SIEVE_T0_ARGMAX */
-  int after = greedy || w->rule->temperature_at == SIEVE_TEMPERATURE_AT_AFTER;
+  /* At T = 1 scaling changes nothing, so where it happens cannot matter. */
+  int after = greedy ||
+              (p->temperature != 1.0 &&
+               SIEVE__AXIS(w->rule, TEMPERATURE_AT, temperature_at) == SIEVE_TEMPERATURE_AT_AFTER);
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
@@ -264,9 +291,13 @@ int sieve_filter(const float *logits, size_t vocab, const sieve_params *params,
   return sieve_filter_rule(NULL, logits, vocab, params, engine, logprobs, info);
 }
 
+/* DeepInfer's rule, whose fast path reads no axis: under a traced rule it records the axes the
+ * spec path would have read (filter_fast.c). */
 static int is_deepinfer(const sieve_rule *r) {
-  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
-  return !r || memcmp(r, &deepinfer, sizeof deepinfer) == 0;
+  for (int a = 0; r && a < SIEVE_AXIS_COUNT; a++)
+    if (sieve_rule_get(r, a) != 0)
+      return 0;
+  return 1;
 }
 
 /* The spec path: the steps above, with a full stable sort. */
@@ -304,7 +335,8 @@ static int filter_checked(const sieve_rule *rule, int spec, const float *logits,
   if (rc != 0)
     return rc;
   if (!spec && is_deepinfer(rule) && (!engine || engine->force_topk == 0))
-    return sieve__filter_fast(logits, vocab, &p, engine, logprobs, info);
+    return sieve__filter_fast(logits, vocab, &p, engine, logprobs, info,
+                              rule ? rule->consulted : NULL);
   return filter_spec(rule, logits, vocab, &p, engine, logprobs, info);
 }
 

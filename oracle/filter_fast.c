@@ -31,14 +31,15 @@
 #define N_BUCKETS (1 << 14) /* p <= 1 has bits <= 0x3FF0 << 48 */
 
 typedef struct fast_work {
-  const float *row;      /* the logits, or a copy after the blacklist */
-  float mul;             /* step 1: scaled_i = sieve__scaled(row[i], mul) */
-  double *expd;          /* e_i = exp(scaled_i - max), so p_i = e_i / total */
+  const float *row; /* the logits, or a copy after the blacklist */
+  float mul;        /* step 1: scaled_i = sieve__scaled(row[i], mul) */
+  double *expd;     /* e_i = exp(scaled_i - max), so p_i = e_i / total */
   double total, max;
   size_t n_finite;       /* tokens that take a rank */
   sieve__ranked *prefix; /* the first n_prefix ranks: the finite tokens with e >= floor */
   size_t n_prefix;
   double floor;
+  size_t topp_kept; /* how many ranks top-p keeps, before top-k */
 } fast_work;
 
 /* The kept set as a test on e: finite, and p greater than the last kept token's (e at or
@@ -67,8 +68,7 @@ static double e_at_least(double p0, double total) {
 
 /* How many tokens have e >= floor > 0, and their e summed (in lanes; an estimate). */
 SIEVE__ROW_LOOP
-static size_t count_above(const double *restrict expd, size_t vocab, double floor,
-                          double *mass) {
+static size_t count_above(const double *restrict expd, size_t vocab, double floor, double *mass) {
   size_t n[LANES] = {0}, i = 0;
   double sum[LANES] = {0};
   for (; i + LANES <= vocab; i += LANES)
@@ -222,7 +222,7 @@ static int decide_on(fast_work *w, size_t vocab, const sieve_params *p, double f
   if (collect(w, vocab, floor, n) != 0)
     return SIEVE_ENOMEM;
   int complete;
-  *kept = top_p_prefix(w, p->top_p, margin, &complete);
+  *kept = w->topp_kept = top_p_prefix(w, p->top_p, margin, &complete);
   if (p->top_k != -1 && (uint64_t)p->top_k < *kept)
     *kept = (size_t)p->top_k;
   return complete && *kept <= w->n_prefix;
@@ -230,8 +230,7 @@ static int decide_on(fast_work *w, size_t vocab, const sieve_params *p, double f
 
 /* The kept count and the top-p margin. First the tokens with e >= 2^-4 (of the largest e),
  * which on a peaked row usually suffice; else a histogram of e picks the buckets needed. */
-static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept,
-                  double *margin) {
+static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept, double *margin) {
   size_t need = p->top_k == -1 || (uint64_t)p->top_k >= w->n_finite ? 0 : (size_t)p->top_k + 1;
   double mass = p->top_p < 1.0 ? p->top_p : -1.0, sum;
   const double quick = tie_floor(w, 0x1p-4);
@@ -261,8 +260,8 @@ static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kep
 /* The kept tokens' e (div 1) or p (div total), summed in token lanes as sieve__sum_marked
  * sums them in the spec path. */
 SIEVE__ROW_LOOP
-static double kept_sum(const kept_test *k, const float *restrict row,
-                       const double *restrict expd, double div, size_t vocab) {
+static double kept_sum(const kept_test *k, const float *restrict row, const double *restrict expd,
+                       double div, size_t vocab) {
   double acc[LANES] = {0};
   size_t i = 0;
   for (; i + LANES <= vocab; i += LANES)
@@ -297,8 +296,8 @@ static void output_all(const float *restrict row, float mul, double max, double 
 /* The largest e of a finite token below `floor` (0 if none): that of the first rank past a
  * prefix, whose p is then that e / total, division being monotone. */
 SIEVE__ROW_LOOP
-static double largest_below(const float *restrict row, const double *restrict expd,
-                            size_t vocab, double floor) {
+static double largest_below(const float *restrict row, const double *restrict expd, size_t vocab,
+                            double floor) {
   uint64_t best = 0; /* the bits of non-negative doubles order as their values */
   for (size_t i = 0; i < vocab; i++) {
     uint64_t bits;
@@ -332,8 +331,43 @@ static void output_cut(fast_work *w, size_t vocab, size_t kept, double *logprobs
   output_kept(&k, w->row, w->mul, w->expd, w->max, log_total, vocab, logprobs);
 }
 
+/* Whether the cut after the first r ranks falls inside a run of equal probabilities; 1 when
+ * the prefix does not reach it (a superset is safe). */
+static int tie_at(const fast_work *w, size_t r) {
+  return r >= w->n_prefix || w->prefix[r].key == w->prefix[r - 1].key;
+}
+
+/* Whether two finite tokens could have equal probabilities but different logits: only where
+ * probabilities are this small (near the subnormals) can distinct float32 logits meet. */
+static int tiny_probability(const fast_work *w, size_t vocab) {
+  for (size_t i = 0; i < vocab; i++)
+    if (w->expd[i] < 0x1p-960 * w->total && !isinf(sieve__scaled(w->row[i], w->mul)))
+      return 1;
+  return 0;
+}
+
+/* The axes the spec path (filter.c) would read for this row under DeepInfer's rule, or more:
+ * the fast path reads none, and a traced rule (sieve_rule.consulted) needs them. Where a cut
+ * is in effect the scope; temperature where T is not 1; the boundary where a mass equalled
+ * top_p (the margin is 0); the tie choice of a cut that falls in a tie; the rank key where
+ * probabilities are small enough to tie; top_p = 1 with a top-k. */
+static uint32_t spec_reads(const fast_work *w, size_t vocab, const sieve_params *p, int cut,
+                           size_t kept, double margin) {
+  const int topk_on = p->top_k != -1, topp_on = p->top_p < 1.0;
+  uint32_t r = 0;
+  r |= (uint32_t)(p->temperature != 1.0) << SIEVE_AXIS_TEMPERATURE_AT;
+  r |= (uint32_t)(topp_on || topk_on) << SIEVE_AXIS_TOPP_SCOPE;
+  r |= (uint32_t)(!topp_on && topk_on) << SIEVE_AXIS_TOPP_ONE;
+  r |= (uint32_t)(topp_on && margin == 0.0) << SIEVE_AXIS_BOUNDARY;
+  r |= (uint32_t)(cut && topp_on && w->topp_kept < w->n_finite && tie_at(w, w->topp_kept))
+       << SIEVE_AXIS_TOPP_TIES;
+  r |= (uint32_t)(cut && topk_on && kept < w->topp_kept && tie_at(w, kept)) << SIEVE_AXIS_TOPK_TIES;
+  r |= (uint32_t)(cut && tiny_probability(w, vocab)) << SIEVE_AXIS_RANK_KEY;
+  return r;
+}
+
 static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *logprobs,
-                    sieve_filter_info *info) {
+                    sieve_filter_info *info, uint32_t *consulted) {
   int rc = sieve__scaled_max(w->row, vocab, w->mul, &w->max, &w->n_finite);
   if (rc != 0)
     return rc;
@@ -343,6 +377,8 @@ static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *l
   size_t kept = w->n_finite;
   if (cut && (rc = decide(w, vocab, p, &kept, &margin)) != 0)
     return rc;
+  if (consulted)
+    *consulted |= spec_reads(w, vocab, p, cut, kept, margin);
   if (info)
     *info = (sieve_filter_info){kept, 0.0, margin, INFINITY};
   if (cut) {
@@ -356,8 +392,8 @@ static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *l
 }
 
 /* The row the filter reads: the logits themselves, or a copy with the blacklist applied. */
-static int engine_row(fast_work *w, const float *logits, size_t vocab,
-                      const sieve_engine *engine, float **copy) {
+static int engine_row(fast_work *w, const float *logits, size_t vocab, const sieve_engine *engine,
+                      float **copy) {
   w->row = logits;
   w->mul = 1.0f;
   if (!engine || engine->blacklist_len == 0) /* sieve__apply_engine then only checks */
@@ -371,7 +407,8 @@ static int engine_row(fast_work *w, const float *logits, size_t vocab,
 }
 
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
-                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info) {
+                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info,
+                       uint32_t *consulted) {
   fast_work w = {0};
   float *copy = NULL;
   int rc = engine_row(&w, logits, vocab, engine, &copy);
@@ -381,7 +418,7 @@ int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
   w.expd = malloc(vocab * sizeof *w.expd);
   rc = SIEVE_ENOMEM;
   if (w.expd)
-    rc = fast_row(&w, vocab, p, logprobs, info);
+    rc = fast_row(&w, vocab, p, logprobs, info, consulted);
 fail:
   free(copy);
   free(w.expd);

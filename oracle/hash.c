@@ -60,5 +60,6 @@ static int own_uniform(const sieve_draw_key *key, double *u) {
 }
 
 int sieve__rule_uniform(const sieve_rule *rule, const sieve_draw_key *key, double *u) {
-  return rule && rule->draw == SIEVE_DRAW_OWN ? own_uniform(key, u) : sieve_uniform(key, u);
+  return rule && SIEVE__AXIS(rule, DRAW, draw) == SIEVE_DRAW_OWN ? own_uniform(key, u)
+                                                                 : sieve_uniform(key, u);
 }

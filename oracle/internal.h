@@ -17,6 +17,15 @@ typedef struct sieve__ranked {
   uint32_t id;
 } sieve__ranked;
 
+/* A rule's value on an axis, recorded in rule->consulted (sieve.h). The oracle reads every axis
+ * through SIEVE__AXIS, and only where the value could change the answer. */
+static inline int sieve__axis_read(const sieve_rule *rule, int axis, int value) {
+  if (rule->consulted)
+    *rule->consulted |= (uint32_t)1 << axis;
+  return value;
+}
+#define SIEVE__AXIS(rule, AXIS, field) sieve__axis_read((rule), SIEVE_AXIS_##AXIS, (rule)->field)
+
 /* Sorts by key descending, ties by token id ascending: a total order, so the sort is stable. */
 void sieve__rank(sieve__ranked *items, size_t n);
 /* Reorders a run of equal keys for another engine's tie choice (sieve_rule): by token id
@@ -25,7 +34,7 @@ void sieve__order_tie_run(sieve__ranked *run, size_t n, int scrambled);
 
 /* Row loops are also compiled for AVX-512 and AVX2 and picked when the library loads. Each
  * version does the same IEEE-754 operations (no contraction), so all give the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
     !defined(__SANITIZE_ADDRESS__)
 #define SIEVE__ROW_LOOP __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -60,21 +69,23 @@ double sieve__sum(const double *x, size_t n);
 double sieve__sum_marked(const double *x, const double *mark, double div, size_t n);
 /* The largest scaled logit over the finite logits, and how many are finite; SIEVE_EOVERFLOW
  * when a finite logit scales to inf, SIEVE_ENOFINITE when none is finite. */
-int sieve__scaled_max(const float *row, size_t vocab, float mul, double *max,
-                      size_t *n_finite);
+int sieve__scaled_max(const float *row, size_t vocab, float mul, double *max, size_t *n_finite);
 
 /* Step 1 in place: logits times (float)(1/T); the largest result in *max (filter.c). */
 int sieve__scale(float *row, size_t vocab, double temperature, double *max);
 
 /* Step 5 of the filter (filter.c). logprobs[] comes in as the kept marks (1 kept, 0 removed)
  * and leaves as the log-softmax over the kept tokens, -inf elsewhere; the scaled logits are
- * sieve__scaled(row[i], mul), and log_total is the log of the kept tokens' exps summed in token lanes. */
-void sieve__log_softmax_marked(const float *restrict row, float mul, double max,
-                               double log_total, size_t vocab, double *restrict logprobs);
+ * sieve__scaled(row[i], mul), and log_total is the log of the kept tokens' exps summed in token
+ * lanes. */
+void sieve__log_softmax_marked(const float *restrict row, float mul, double max, double log_total,
+                               size_t vocab, double *restrict logprobs);
 
-/* The fast path of the filter (filter_fast.c): DeepInfer's rule on normalized parameters. */
+/* The fast path of the filter (filter_fast.c): DeepInfer's rule on normalized parameters.
+ * `consulted` (may be NULL) gets the axes the spec path would read, or a superset. */
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
-                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info);
+                       const sieve_engine *engine, double *logprobs, sieve_filter_info *info,
+                       uint32_t *consulted);
 
 /* sieve_draw on exp(logprobs), without a probability array (draw.c). */
 int sieve__draw_logprobs(const double *logprobs, size_t vocab, double u, int64_t *token,

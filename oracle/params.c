@@ -17,8 +17,10 @@
 #include "internal.h"
 
 static int check_temperature(const sieve_rule *rule, double t) {
-  int negative_ok = rule->t0_below == SIEVE_T0_BELOW_NONPOSITIVE;
-  return (isnan(t) || isinf(t) || (t < 0.0 && !negative_ok)) ? SIEVE_ETEMPERATURE : 0;
+  return (isnan(t) || isinf(t) ||
+          (t < 0.0 && SIEVE__AXIS(rule, T0_BELOW, t0_below) != SIEVE_T0_BELOW_NONPOSITIVE))
+             ? SIEVE_ETEMPERATURE
+             : 0;
 }
 
 static int check_top_p(double p) { return (isnan(p) || !(p > 0.0) || p > 1.0) ? SIEVE_ETOPP : 0; }
@@ -32,15 +34,18 @@ static int check_top_k(int64_t k) {
 static int64_t top_k_meaning(const sieve_rule *rule, int64_t k) {
   if (k == SIEVE_TOP_K_UNSET)
     return -1;
-  if (k == 0 && rule->top_k_zero == SIEVE_TOP_K_ZERO_OFF)
+  if (k == 0 && SIEVE__AXIS(rule, TOP_K_ZERO, top_k_zero) == SIEVE_TOP_K_ZERO_OFF)
     return -1;
-  if (k == -1 && rule->top_k_minus_one == SIEVE_TOP_K_MINUS_ONE_ERROR)
+  if (k == -1 && SIEVE__AXIS(rule, TOP_K_MINUS_ONE, top_k_minus_one) == SIEVE_TOP_K_MINUS_ONE_ERROR)
     return 0;
   return k;
 }
 
+/* Every choice of t0_below lies below 1e-5. */
 static int takes_t0_rule(const sieve_rule *rule, double t) {
-  switch (rule->t0_below) {
+  if (!(t < SIEVE_SAMPLING_EPS))
+    return 0;
+  switch (SIEVE__AXIS(rule, T0_BELOW, t0_below)) {
   case SIEVE_T0_BELOW_MICRO:
     return t < 1e-6;
   case SIEVE_T0_BELOW_ZERO:
@@ -55,7 +60,7 @@ static int takes_t0_rule(const sieve_rule *rule, double t) {
 /* The temperature-0 rule: DeepInfer's clamp resets the filters; other engines take the first
  * argmax alone (T = 0 with top_k = 1), T = 1 with top_k = 1, or reject the temperature. */
 static int apply_t0(const sieve_rule *rule, sieve_params *p) {
-  switch (rule->t0) {
+  switch (SIEVE__AXIS(rule, T0, t0)) {
   case SIEVE_T0_ARGMAX:
     *p = (sieve_params){0.0, 1.0, 1};
     return 0;
@@ -86,7 +91,8 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
     rc = check_top_k(p.top_k);
   if (rc == 0 && takes_t0_rule(rule, p.temperature))
     rc = apply_t0(rule, &p);
-  else if (rc == 0 && rule->temperature_floor == SIEVE_TEMPERATURE_FLOOR_CENTI)
+  else if (rc == 0 && p.temperature < 0.01 &&
+           SIEVE__AXIS(rule, TEMPERATURE_FLOOR, temperature_floor) == SIEVE_TEMPERATURE_FLOOR_CENTI)
     p.temperature = fmax(p.temperature, 0.01);
   if (rc == 0)
     *out = p;

@@ -31,6 +31,7 @@ SIEVE_AXES(VALUE_TABLE)
 #define AXIS_ENTRY(AXIS, field, what)                                                              \
   {#field, what, offsetof(sieve_rule, field), field##_values, SIEVE_##AXIS##_COUNT},
 static const axis_entry axes[SIEVE_AXIS_COUNT] = {SIEVE_AXES(AXIS_ENTRY)};
+_Static_assert(SIEVE_AXIS_COUNT <= 32, "sieve_rule.consulted has a bit per axis");
 #undef AXIS_ENTRY
 
 static const axis_entry *axis_at(int axis) {

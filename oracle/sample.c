@@ -18,7 +18,7 @@
 static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t vocab,
                              const sieve_params *params, const sieve_engine *engine, double *out) {
   sieve_params p = {params->temperature, 1.0, -1};
-  if (rule->logprobs == SIEVE_LOGPROBS_RAW)
+  if (SIEVE__AXIS(rule, LOGPROBS, logprobs) == SIEVE_LOGPROBS_RAW)
     p.temperature = 1.0;
   /* The parameters are the rule's, already checked: only T = 0 (greedy) takes a clamp again. */
   static const sieve_rule plain = {.t0_below = SIEVE_T0_BELOW_ZERO};
@@ -60,8 +60,9 @@ int sieve_sample_rule(const sieve_rule *rule, const float *logits, size_t vocab,
     return rc;
   sieve_sample_result r = {0};
   double *logprobs = malloc(vocab * sizeof *logprobs);
-  double *reported =
-      rule->logprobs == SIEVE_LOGPROBS_PROCESSED ? logprobs : malloc(vocab * sizeof *reported);
+  double *reported = SIEVE__AXIS(rule, LOGPROBS, logprobs) == SIEVE_LOGPROBS_PROCESSED
+                         ? logprobs
+                         : malloc(vocab * sizeof *reported);
   rc = SIEVE_ENOMEM;
   if (!logprobs || !reported)
     goto fail;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define SIEVE_VERSION "0.2.0"
+#define SIEVE_VERSION "1.0.0"
 
 /* Temperatures below this become this (seed 000:9, sampling_params.py:10). */
 #define SIEVE_SAMPLING_EPS 1e-5
@@ -234,10 +234,17 @@ SIEVE_AXES(SIEVE__AXIS_ENUM)
 enum { SIEVE_AXES(SIEVE__AXIS_INDEX) SIEVE_AXIS_COUNT };
 #undef SIEVE__AXIS_INDEX
 
-/* One engine's choice on every axis: a value of that axis's enum in each field. */
+/*
+ * One engine's choice on every axis: a value of that axis's enum in each field. `consulted`
+ * is NULL, or where the oracle records what an answer depended on: it sets bit `axis` for
+ * every axis whose value it read, and it reads an axis only where the value could change the
+ * answer. So another rule that agrees on the axes set gives the same answer (the fit of
+ * `sieve run` reuses answers on that promise).
+ */
 #define SIEVE__RULE_FIELD(AXIS, field, what) int field;
 typedef struct sieve_rule {
   SIEVE_AXES(SIEVE__RULE_FIELD)
+  uint32_t *consulted;
 } sieve_rule;
 #undef SIEVE__RULE_FIELD
 

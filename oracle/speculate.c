@@ -84,9 +84,9 @@ static int check_rows(const chain *c) {
 /* u * q < p; under the rule's variants, u <= p / q as engines divide (spec_accept le: +inf at
  * q = 0, NaN, so rejected, at p = q = 0), and q = 0 rejected (spec_q_zero reject). */
 static int accepts(const sieve_rule *rule, double u, double q, double p) {
-  if (q == 0.0 && rule->spec_q_zero == SIEVE_SPEC_Q_ZERO_REJECT)
+  if (q == 0.0 && SIEVE__AXIS(rule, SPEC_Q_ZERO, spec_q_zero) == SIEVE_SPEC_Q_ZERO_REJECT)
     return 0;
-  if (rule->spec_accept == SIEVE_SPEC_ACCEPT_LE)
+  if (SIEVE__AXIS(rule, SPEC_ACCEPT, spec_accept) == SIEVE_SPEC_ACCEPT_LE)
     return q == 0.0 ? p > 0.0 : u <= p / q;
   return u * q < p;
 }
@@ -119,10 +119,11 @@ static int resample(const chain *c, size_t j, sieve_speculate_result *result, in
   sieve_draw_key key = {s->seed, s->position + j, SIEVE_CASE_RESAMPLE, SIEVE_TAG_MAIN};
   int rc = sieve__rule_uniform(c->rule, &key, &result->u);
   result->residual_mass = mass;
-  if (rc == 0 && mass == 0.0 && c->rule->spec_empty_residual != SIEVE_SPEC_EMPTY_RESIDUAL_TARGET) {
-    *token = c->rule->spec_empty_residual == SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN
-                 ? 0
-                 : (int64_t)s->vocab - 1;
+  const int empty = rc == 0 && mass == 0.0
+                        ? SIEVE__AXIS(c->rule, SPEC_EMPTY_RESIDUAL, spec_empty_residual)
+                        : SIEVE_SPEC_EMPTY_RESIDUAL_TARGET;
+  if (empty != SIEVE_SPEC_EMPTY_RESIDUAL_TARGET) {
+    *token = empty == SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN ? 0 : (int64_t)s->vocab - 1;
     result->draw_margin = INFINITY; /* no arithmetic decided it */
   } else if (rc == 0)
     rc = sieve_draw(mass > 0.0 ? c->q : c->p, s->vocab, result->u, token, &result->draw_margin);
@@ -147,7 +148,7 @@ static int bonus(const chain *c, sieve_speculate_result *result, int64_t *token)
 /* The parameters q is read with: the draft's own, or under spec_q raw none (T = 1, no filters). */
 static const sieve_params *draft_params(const chain *c) {
   static const sieve_params raw = {1.0, 1.0, -1};
-  return c->rule->spec_q == SIEVE_SPEC_Q_RAW ? &raw : &c->spec->draft_params;
+  return SIEVE__AXIS(c->rule, SPEC_Q, spec_q) == SIEVE_SPEC_Q_RAW ? &raw : &c->spec->draft_params;
 }
 
 static int run_chain(const chain *c, sieve_speculate_step *steps, int64_t *tokens,

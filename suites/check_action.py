@@ -119,7 +119,8 @@ def unlisted_bug_fails(workspace):
                                             "suite": SUITES})
     err = ran[-1][1].stderr
     check("without the expectation file the conformance step fails (exit 1) naming the bug",
-          ran[-1][0] == "Conformance" and status == 1 and "ge-boundary" in err,
+          ran[-1][0] == "Conformance" and status == 1
+          and "explained by the fitted rule: boundary=ge" in err,
           f"step {ran[-1][0]}, exit {status}: {err[-300:]}")
 
 

@@ -27,12 +27,12 @@ step() {
 }
 
 installed_files() {
-  for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.0 include/sieve.h include/sieve_impl.h \
+  for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.1 include/sieve.h include/sieve_impl.h \
     lib/pkgconfig/sieve.pc bin/sieve share/sieve/sieve-fixtures.json; do
     [ -e "$prefix/$f" ] || { echo "missing $prefix/$f"; return 1; }
   done
-  readelf -d "$prefix/lib/libsieve.so" | grep -q 'SONAME.*\[libsieve\.so\.0\]' ||
-    { echo "libsieve.so has no soname libsieve.so.0"; return 1; }
+  readelf -d "$prefix/lib/libsieve.so" | grep -q 'SONAME.*\[libsieve\.so\.1\]' ||
+    { echo "libsieve.so has no soname libsieve.so.1"; return 1; }
 }
 
 pc() { PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config "$@"; }
@@ -42,7 +42,7 @@ shared_program() {
   cc "$root/harness/adapters/example_filter.c" $(pc --cflags --libs sieve) \
     -Wl,-rpath,"$(pc --variable=libdir sieve)" -o "$work/example_filter" &&
     "$work/example_filter" | grep -q '^kept 2: 0=0.6225 1=0.3775$' &&
-    readelf -d "$work/example_filter" | grep -q 'NEEDED.*\[libsieve\.so\.0\]'
+    readelf -d "$work/example_filter" | grep -q 'NEEDED.*\[libsieve\.so\.1\]'
 }
 
 # The static line: the archive named, no run-time search path needed.

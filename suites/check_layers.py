@@ -13,6 +13,10 @@ copies of oracle/sieve.h and harness/protocol/sieve_impl.h.
 Then the check tries itself: an include planted up a layer (protocol/jbuf.c including
 cli/options.h) in a copy of the tree must be found. Exit status 1, naming each file and include,
 when anything fails.
+
+One more rule of the oracle's code: it reads an axis of a sieve_rule only through SIEVE__AXIS
+(oracle/internal.h), which records the read for sieve_rule.consulted; a field read any other way
+(`rule->boundary`) would let the fit of `sieve run` reuse an answer it must not.
 """
 
 import re
@@ -99,6 +103,20 @@ def violations(root: Path) -> list:
     return problems
 
 
+def unrecorded_axis_reads(root: Path) -> list:
+    """Reads of a rule's axis field in oracle/*.c other than through SIEVE__AXIS."""
+    header = (root / "oracle" / "sieve.h").read_text()
+    fields = re.findall(r"^\s*X\([A-Z_0-9]+, ([a-z_0-9]+), ", header, re.M)
+    read = re.compile(r"->\s*(" + "|".join(fields) + r")\b")
+    out = []
+    for source in sorted((root / "oracle").glob("*.c")):
+        for n, line in enumerate(source.read_text().splitlines(), 1):
+            if read.search(line) and "SIEVE__AXIS" not in line:
+                out.append(f"oracle/{source.name}:{n} reads an axis without SIEVE__AXIS: "
+                           f"{line.strip()}")
+    return out if fields else ["oracle/sieve.h: no axis found in SIEVE_AXES"]
+
+
 def finds_a_planted_include(root: Path) -> bool:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp)
@@ -112,7 +130,7 @@ def finds_a_planted_include(root: Path) -> bool:
 
 def main() -> int:
     root = Path(sys.argv[1])
-    problems = violations(root)
+    problems = violations(root) + unrecorded_axis_reads(root)
     for p in problems:
         print(f"check_layers: {p}", file=sys.stderr)
     planted = finds_a_planted_include(root)

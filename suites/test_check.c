@@ -160,7 +160,8 @@ static void detail_for(const char *case_text, const char *answer, int precision,
   char unused[160];
   cJSON *c = cJSON_Parse(case_text), *a = cJSON_Parse(answer);
   cr_assert(c && a, "test JSON must parse");
-  sieve_case_detail(c, a, precision, "why", out, len, causes ? causes : unused, sizeof unused);
+  sieve_case_detail(c, a, precision, "why", NULL, out, len, causes ? causes : unused,
+                    sizeof unused);
   cJSON_Delete(c);
   cJSON_Delete(a);
 }
@@ -210,7 +211,8 @@ Test(detail, a_reading_that_separates_only_at_float64_is_not_named_at_float32) {
                             cJSON_CreateStringArray((const char *[]){"float64"}, 1));
   cJSON *a = cJSON_Parse("{\"rows\":[{\"logprobs\":[-3,-3,-3,-3,-3,-3,-3,-3,null,null]}]}");
   char causes[160];
-  sieve_case_detail(c, a, SIEVE_PRECISION_FLOAT32, "why", out, sizeof out, causes, sizeof causes);
+  sieve_case_detail(c, a, SIEVE_PRECISION_FLOAT32, "why", NULL, out, sizeof out, causes,
+                    sizeof causes);
   cr_expect_str_eq(causes, "");
   cr_expect(strstr(out, "[ge-boundary]") == NULL, "%s", out);
   cJSON_Delete(c);

@@ -290,3 +290,62 @@ Test(profiles, a_rule_text_sets_the_axes_it_names_and_rejects_unknown_ones) {
   cr_expect_eq(profile_parse_rule("bondary=ge", &r, err, sizeof err), -1);
   cr_expect(strstr(err, "'bondary'") != NULL, "%s", err);
 }
+
+static int pick(rng *s, int n) { return (int)(rng_next(s) % (uint64_t)n); }
+
+/* DeepInfer's rule one time in four (its fast path reports what the spec path would read), else
+ * a few axes off it. */
+static void random_rule(rng *s, sieve_rule *r) {
+  const int deepinfer = pick(s, 4) == 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    sieve_rule_set(r, a, deepinfer || pick(s, 3) ? 0 : pick(s, sieve_axis_values(a)));
+}
+
+/* Rows with ties, underflowing probabilities and -inf, and parameters at every rule's edges. */
+static size_t edge_row(rng *s, float *row, sieve_params *p) {
+  static const float logits[] = {2.0f,  1.0f,     1.0f,     0.5f,     0.0f,
+                                 -1.0f, -1000.0f, -1500.0f, -INFINITY};
+  static const double temperatures[] = {0.0, -0.0, -1.0, 1e-7, 5e-6, 0.005, 0.5, 1.0, 2.0};
+  static const double top_ps[] = {0.25, 0.5, 0.75, 0.8, 1.0};
+  static const int64_t top_ks[] = {-1, 0, 1, 2, 3, 20, SIEVE_TOP_K_UNSET};
+  size_t v = 1 + (size_t)pick(s, 10);
+  for (size_t i = 0; i < v; i++)
+    row[i] = logits[pick(s, 9)];
+  row[0] = pick(s, 2) ? row[0] : 1.0f; /* most rows keep a finite logit */
+  *p = (sieve_params){temperatures[pick(s, 9)], top_ps[pick(s, 5)], top_ks[pick(s, 7)]};
+  return v;
+}
+
+/* The promise of sieve_rule.consulted that the fit of `sieve run` reuses answers on: a rule
+ * that agrees on the axes an answer read gives the same answer, bit for bit. */
+Test(rules, an_answer_depends_only_on_the_axes_it_read) {
+  rng s = {23};
+  for (int trial = 0; trial < 4000; trial++) {
+    float row[MAX_V];
+    sieve_params p;
+    size_t v = edge_row(&s, row, &p);
+    sieve_rule r = SIEVE_RULE_DEEPINFER, other;
+    random_rule(&s, &r);
+    uint32_t read = 0;
+    r.consulted = &read;
+    sieve_draw_key key = {7, (uint64_t)trial, 0, 0};
+    sieve_sample_result a, b;
+    double la[MAX_V], lb[MAX_V];
+    int ra = sieve_filter_rule(&r, row, v, &p, NULL, la, NULL);
+    int sa = sieve_sample_rule(&r, row, v, &p, NULL, &key, 0, NULL, &a);
+    other = r;
+    other.consulted = NULL;
+    for (int x = 0; x < SIEVE_AXIS_COUNT; x++)
+      if (!(read >> x & 1))
+        sieve_rule_set(&other, x, pick(&s, sieve_axis_values(x)));
+    int rb = sieve_filter_rule(&other, row, v, &p, NULL, lb, NULL);
+    int sb = sieve_sample_rule(&other, row, v, &p, NULL, &key, 0, NULL, &b);
+    cr_assert_eq(ra, rb, "trial %d: filter %d then %d", trial, ra, rb);
+    cr_assert_eq(sa, sb, "trial %d: sample %d then %d", trial, sa, sb);
+    for (size_t i = 0; ra == 0 && i < v; i++)
+      cr_assert(same_double(la[i], lb[i]), "trial %d: logprob %zu", trial, i);
+    cr_assert(sa != 0 || (a.token == b.token && same_double(a.logprob, b.logprob) &&
+                          same_double(a.u, b.u)),
+              "trial %d: sample", trial);
+  }
+}

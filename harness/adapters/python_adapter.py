@@ -1,22 +1,27 @@
 """A protocol v1 adapter around a plain Python sampling function, for `sieve run --impl exec:`.
 
-To put your own sampler through sieve, replace the body of `filter_logprobs` with a call into
-it and run
+To put your own sampler through sieve, replace the body of `filter_logprobs` (and of
+`sampler_params`, which `validate` answers with) with calls into it and run
 
     sieve run --impl exec:"/usr/bin/python3 harness/adapters/python_adapter.py"
 
-`filter_logprobs` gets what a sampler gets after the request has been checked: float32 logits
-with the engine options applied, and parameters as Python numbers (temperature and top_p float,
-top_k int, -1 for none) already normalized by the rule's checks (seed 000:63: temperatures below
-1e-5 become 1e-5 with top_p 1 and top_k -1). It returns the processed log-probabilities, float64,
--inf for removed tokens. Everything else (reading the protocol, the checks and their error
-answers, engine options) is glue below it, so replacing the function keeps them.
+`filter_logprobs` gets the parameters as the request gave them: temperature and top_p as Python
+floats, top_k an int, or None when the request leaves it out; nothing is checked, clamped or
+defaulted for it beyond that (T = 1 and top_p = 1 when left out), so your engine's own checks,
+its temperature 0 and its top_k 0 are what sieve sees. The logits are float32 as the request
+gave them, and `engine` its engine options ({"blacklist": [...], "force_topk": N}, DeepInfer's
+settings; hello lists them as "engine_options": say [] if your engine has none, and sieve skips
+their cases). It returns the processed log-probabilities, -inf for removed tokens; raising
+`Rejected(field, message)` answers an invalid input as an error naming the field. DeepInfer's
+checks are the helpers `deepinfer_params` and `deepinfer_logits` (which applies the engine
+options between its checks): the template opts into them, as a port of DeepInfer's rule must;
+leave them out to keep your engine's own.
 
 It answers hello, validate, filter and bye; sieve skips the suites of the other ops and says so.
 From pytest, `sieve.assert_conforms(python_adapter.checked_filter)` runs the same function
 through the filter fixtures in process (harness/CI.md).
-An exception your function raises is answered as that row's error, with its type and message,
-and its traceback goes to stderr, which sieve shows for a crash.
+Any other exception your function raises is answered as that row's error, with its type, its
+message and the line of your code it came from; the traceback goes to stderr.
 """
 
 import json
@@ -29,8 +34,16 @@ import torch
 EPS = 1e-5
 
 
-def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p: float):
+def sampler_params(temperature: float, top_k, top_p: float):
+    """Your engine's parameter checks and normalization, as `validate` answers them: here
+    DeepInfer's."""
+    return deepinfer_params(temperature, top_k, top_p)
+
+
+def filter_logprobs(logits: torch.Tensor, temperature: float, top_k, top_p: float, engine=None):
     """The sampler under test: DeepInfer's rule, written the way an engine would write it."""
+    temperature, top_k, top_p = sampler_params(temperature, top_k, top_p)
+    logits = deepinfer_logits(logits, engine or {}, temperature)
     scaled = logits * (1.0 / temperature)  # a float32 multiply by 1/T
     finite = ~torch.isinf(scaled)
     probs = torch.softmax(scaled.double(), dim=0)
@@ -44,6 +57,54 @@ def filter_logprobs(logits: torch.Tensor, temperature: float, top_k: int, top_p:
     masked = torch.full_like(probs, -math.inf)
     masked[ranked[:kept]] = scaled.double()[ranked[:kept]]
     return torch.log_softmax(masked, dim=0)
+
+
+# ------------------------------------------------------------------ DeepInfer's checks, opt-in
+
+
+def deepinfer_params(temperature, top_k, top_p):
+    """DeepInfer's checks and clamp (seed 000:63), in that order: temperature, top_p, top_k
+    (None is off), then a temperature below 1e-5 becomes 1e-5 with top_p 1 and top_k -1."""
+    top_k = -1 if top_k is None else top_k
+    if not math.isfinite(temperature) or temperature < 0:
+        raise Rejected("temperature", "temperature must be a finite number >= 0")
+    if not 0 < top_p <= 1:
+        raise Rejected("top_p", "top_p must be in (0, 1]")
+    if not (top_k == -1 or 1 <= top_k <= 2**31 - 1):
+        raise Rejected("top_k", "top_k must be -1 or an integer in [1, 2^31-1]")
+    if temperature < EPS:
+        return EPS, -1, 1.0
+    return temperature, top_k, top_p
+
+
+def deepinfer_logits(logits: torch.Tensor, engine: dict, temperature: float) -> torch.Tensor:
+    """DeepInfer's checks of a row (seed 000:11 and ours) around its engine options (seed
+    000:65-68): not empty, no NaN, no +inf; then the blacklist and force_topk; then a finite logit
+    left and no finite logit whose float32 product with 1/T overflows."""
+    if len(logits) == 0 or torch.isnan(logits).any() or torch.isposinf(logits).any():
+        raise Rejected("logits", "the row is empty or has a NaN or +inf logit")
+    logits = engine_logits(logits, engine)
+    finite = ~torch.isinf(logits)
+    if not finite.any():
+        raise Rejected("logits", "no finite logit is left in the row")
+    if torch.isinf(logits[finite] * (1.0 / temperature)).any():
+        raise Rejected("logits", "a logit times 1/T overflows float32")
+    return logits
+
+
+def engine_logits(logits: torch.Tensor, engine: dict) -> torch.Tensor:
+    """Engine options run before the sampler (seed 000:65-68): blacklist, then force_topk."""
+    out = logits.clone()
+    for token in engine.get("blacklist", []):
+        if not isinstance(token, int) or not 0 <= token < len(out):
+            raise Rejected("blacklist", "a blacklist token id is outside [0, V)")
+        out[token] = -math.inf
+    n = engine.get("force_topk", 0)
+    if not isinstance(n, int) or n < 0:
+        raise Rejected("force_topk", "force_topk must be >= 0")
+    if 0 < n < len(out):
+        out[torch.sort(out, descending=True, stable=True).indices[n:]] = -math.inf
+    return out
 
 
 # ----------------------------------------------------------------------------- glue
@@ -76,70 +137,34 @@ def integer(x, field):
     return int(value)
 
 
-def check_params(temperature, top_k, top_p):
-    """The checks and the clamp of seed 000:63, in that order."""
-    if not math.isfinite(temperature) or temperature < 0:
-        raise Rejected("temperature", "temperature must be a finite number >= 0")
-    if not 0 < top_p <= 1:
-        raise Rejected("top_p", "top_p must be in (0, 1]")
-    if not (top_k == -1 or 1 <= top_k <= 2**31 - 1):
-        raise Rejected("top_k", "top_k must be -1 or an integer in [1, 2^31-1]")
-    if temperature < EPS:
-        return EPS, -1, 1.0
-    return temperature, top_k, top_p
-
-
 def request_params(params: dict):
+    """The parameters as the request gives them: T and top_p 1 when left out, top_k None."""
     t = number(params.get("temperature", 1.0), "temperature")
     p = number(params.get("top_p", 1.0), "top_p")
-    k = integer(params.get("top_k", -1), "top_k")
-    return check_params(t, k, p)
+    k = integer(params["top_k"], "top_k") if "top_k" in params else None
+    return t, k, p
 
 
-def engine_logits(logits: torch.Tensor, engine: dict) -> torch.Tensor:
-    """Engine options run before the sampler (seed 000:65-68): blacklist, then force_topk."""
-    out = logits.clone()
-    for token in engine.get("blacklist", []):
-        if not isinstance(token, int) or not 0 <= token < len(out):
-            raise Rejected("blacklist", "a blacklist token id is outside [0, V)")
-        out[token] = -math.inf
-    n = engine.get("force_topk", 0)
-    if not isinstance(n, int) or n < 0:
-        raise Rejected("force_topk", "force_topk must be >= 0")
-    if 0 < n < len(out):
-        out[torch.sort(out, descending=True, stable=True).indices[n:]] = -math.inf
-    return out
+def row_logits(row: dict) -> torch.Tensor:
+    """The row as float32."""
+    return torch.tensor([number(x, "logits") for x in row.get("logits", [])], dtype=torch.float32)
 
 
-def checked_logits(row: dict, engine: dict, temperature: float) -> torch.Tensor:
-    """The row as float32, checked (seed 000:11 and ours: no NaN, no +inf, a finite logit left,
-    no finite logit whose float32 product with 1/T overflows), the engine options applied."""
-    values = [number(x, "logits") for x in row.get("logits", [])]
-    logits = torch.tensor(values, dtype=torch.float32)
-    if len(logits) == 0 or torch.isnan(logits).any() or torch.isposinf(logits).any():
-        raise Rejected("logits", "the row is empty or has a NaN or +inf logit")
-    logits = engine_logits(logits, engine)
-    finite = ~torch.isinf(logits)
-    if not finite.any():
-        raise Rejected("logits", "no finite logit is left in the row")
-    if torch.isinf(logits[finite] * (1.0 / temperature)).any():
-        raise Rejected("logits", "a logit times 1/T overflows float32")
-    return logits
+def checked_filter(logits, temperature: float, top_k, top_p: float):
+    """filter_logprobs on a list of float32 logits and the parameters as a request gives them,
+    for sieve.assert_conforms (CI.md); a rejection raises Rejected, a ValueError."""
+    return filter_logprobs(torch.tensor(logits, dtype=torch.float32), temperature, top_k, top_p)
 
 
-def checked_filter(logits, temperature: float, top_k: int, top_p: float):
-    """filter_logprobs behind this template's checks, for sieve.assert_conforms (CI.md): logits
-    a list of float32 values, the parameters as a request gives them; a rejection raises
-    Rejected, a ValueError."""
-    t, k, p = check_params(temperature, top_k, top_p)
-    return filter_logprobs(checked_logits({"logits": logits}, {}, t), t, k, p)
+def protocol_number(x: float):
+    """A float as protocol v1 writes it: -inf as null, NaN and +inf as strings."""
+    return None if x == -math.inf else "nan" if math.isnan(x) else "inf" if x == math.inf else x
 
 
 def filter_row(row: dict, engine: dict) -> dict:
     t, k, p = request_params(row.get("params", {}))
-    logits = checked_logits(row, engine, t)
-    lp = filter_logprobs(logits, t, k, p).tolist()
-    return {"logprobs": [None if x == -math.inf else x for x in lp]}
+    lp = filter_logprobs(row_logits(row), t, k, p, engine).tolist()
+    return {"logprobs": [protocol_number(x) for x in lp]}
 
 
 def error(field, message, kind=None):
@@ -158,7 +183,9 @@ def answered(fn, *args):
         return error(e.field, str(e))
     except Exception as e:  # the sampler under test is the user's code
         traceback.print_exc(file=sys.stderr)
-        return error("implementation", f"{type(e).__name__}: {e}", "invalid_request")
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        return error("implementation", f"{type(e).__name__}: {e} (at {where.filename}:"
+                     f"{where.lineno}, in {where.name})", "invalid_request")
 
 
 def answer(request: dict) -> dict:
@@ -166,10 +193,11 @@ def answer(request: dict) -> dict:
     if op == "hello":
         # The arithmetic of filter_logprobs above: say "float32" if your sampler's is float32.
         return {"protocol": 1, "name": "python-adapter", "version": torch.__version__,
-                "precision": "float64", "ops": ["hello", "validate", "filter", "bye"]}
+                "precision": "float64", "engine_options": ["force_topk", "blacklist"],
+                "ops": ["hello", "validate", "filter", "bye"]}
     if op == "validate":
         def validated():
-            t, k, p = request_params(request.get("params", {}))
+            t, k, p = sampler_params(*request_params(request.get("params", {})))
             return {"params": {"temperature": t, "top_p": p, "top_k": k}}
         return answered(validated)
     if op == "filter":

@@ -34,9 +34,10 @@ typedef struct cli {
   cli_list suites, families, cases, report_args;
   const char *impl, *expect, *format, *output, *write_expect, *fixtures, *shard, *jobs, *timeout,
       *precision;
-  int update_expect, no_batches;
+  int update_expect, no_batches, force;
   impl_command cmd;
   char fixtures_found[PATH_MAX + 64];
+  fit_start starts[32]; /* the profiles, where the fit starts */
 } cli;
 
 static int check_suites(const cli_command *self, const cli_list *suites) {
@@ -88,6 +89,8 @@ static int check_values(const cli_command *self, cli *c) {
   if (c->update_expect && !c->expect)
     return cli_usage_error(self, "--update-expect rewrites the file of --expect, which is missing",
                            NULL);
+  if (c->force && !c->update_expect && !c->write_expect)
+    return cli_usage_error(self, "--force goes with --update-expect or --write-expect", NULL);
   if (c->jobs && cli_integer(c->jobs, 1, 1000000, &jobs) != 0)
     return cli_usage_error(self, "--jobs must be a positive integer, not", c->jobs);
   c->opt.jobs = (int)jobs;
@@ -113,6 +116,7 @@ static int parse(const cli_command *self, cli *c, int argc, char **argv) {
                                 {"--expect", CLI_VALUE, &c->expect},
                                 {"--update-expect", CLI_FLAG, &c->update_expect},
                                 {"--write-expect", CLI_VALUE, &c->write_expect},
+                                {"--force", CLI_FLAG, &c->force},
                                 {"--format", CLI_VALUE, &c->format},
                                 {"--output", CLI_VALUE, &c->output},
                                 {"--report", CLI_EACH, &c->report_args},
@@ -131,6 +135,8 @@ static int parse(const cli_command *self, cli *c, int argc, char **argv) {
   c->opt.families = c->families.items;
   c->opt.cases = c->cases.items;
   c->opt.alone_only = c->no_batches;
+  c->opt.fit_starts = c->starts;
+  c->opt.n_fit_starts = profiles_fit_starts(c->starts, sizeof c->starts / sizeof c->starts[0]);
   c->opt.progress = isatty(STDERR_FILENO) ? PROGRESS_TERMINAL : PROGRESS_LINES;
   c->opt.fixtures = c->fixtures
                         ? c->fixtures
@@ -179,9 +185,17 @@ static void say_removed(const expectations *old, const expectations *now, const 
 static int rewrite_expectations(const cli *c, expectations *e, run_report *report, char *err,
                                 size_t len) {
   const char *path = c->write_expect ? c->write_expect : c->expect;
-  if (sieve_expect_write(report, c->expect ? e : NULL, path, c->write_expect != NULL, err, len) !=
-      0)
+  if (sieve_expect_write(report, c->expect ? e : NULL, path, c->write_expect != NULL, c->force, err,
+                         len) != 0)
     return -1;
+  size_t kept = 0;
+  for (size_t i = 0; !c->force && i < report->n_cases; i++)
+    kept += (size_t)report->cases[i].masked;
+  if (kept)
+    fprintf(stderr,
+            "sieve run: kept %zu listed cases that pass now: the run has new failures, which may "
+            "hide them (--force removes them)\n",
+            kept);
   expectations old = *e, now = {0};
   if (sieve_expect_load(path, &now, err, len) != 0) {
     sieve_expect_free(&old);
@@ -245,8 +259,7 @@ static int run_main(const cli_command *self, int argc, char **argv) {
 const cli_command cli_run = {
     "run", "--impl IMPL [options]", "put an implementation through the fixtures",
     "usage: sieve run --impl IMPL [--suite NAME]... [--family NAME]... [--case ID]...\n"
-    "                 [--expect FILE [--update-expect]]\n"
-    "                 [--write-expect FILE]\n"
+    "                 [--expect FILE [--update-expect]] [--write-expect FILE] [--force]\n"
     "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
     "                 [--report FORMAT=FILE]...\n"
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
@@ -256,7 +269,10 @@ const cli_command cli_run = {
     "      rule:AXIS=VALUE,... (the oracle with those axes set: sieve axes)\n"
     "--expect FILE: the known failures (harness/CI.md); an id that is no case is an error.\n"
     "--write-expect FILE: writes this run's failures as an expectation file (the notes of\n"
-    "--expect kept) and exits 0; --update-expect removes from --expect the cases that now pass.\n"
+    "--expect kept), each with a digest of its answer, and exits 0; --update-expect removes\n"
+    "from --expect the cases that now pass. A listed failure whose answer changed fails the\n"
+    "run; one that passes while the run has new failures is kept (one may hide it) unless\n"
+    "--force.\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
     "        position special-values speculative distribution\n"
     "        speculative-distribution (default: all but smoke)\n"

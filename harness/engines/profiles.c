@@ -540,3 +540,10 @@ int profile_parse_rule(const char *text, sieve_rule *rule, char *err, size_t len
   }
   return 0;
 }
+
+size_t profiles_fit_starts(fit_start *out, size_t max) {
+  size_t n = 0;
+  for (const engine_profile *p = profiles; p->name && n < max; p++)
+    out[n++] = (fit_start){p->name, p->rule};
+  return n;
+}

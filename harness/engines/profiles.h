@@ -6,6 +6,7 @@
 #ifndef SIEVE_PROFILES_H
 #define SIEVE_PROFILES_H
 
+#include "run/fit.h"
 #include "sieve.h"
 
 typedef struct profile_choice {
@@ -24,6 +25,9 @@ typedef struct engine_profile {
 const engine_profile *profile_find(const char *name);
 /* All profiles, NULL-terminated by name. */
 extern const engine_profile profiles[];
+
+/* The profiles as the fit's starting points (run/fit.h), at most `max`; returns how many. */
+size_t profiles_fit_starts(fit_start *out, size_t max);
 
 /*
  * Parses "axis=value,axis=value" onto `rule` (which keeps its other axes). Returns 0, or -1

@@ -159,7 +159,8 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
     printf("\n%s answers %.300s\npass at %s\n", rq->impl_arg, text,
            sieve_precision_name(precision));
   else if (answer) {
-    sieve_case_detail(c, answer, precision, why, detail, sizeof detail, causes, sizeof causes);
+    sieve_case_detail(c, answer, precision, why, NULL, detail, sizeof detail, causes,
+                      sizeof causes);
     printf("\n%s answers %.300s\nfail at %s: %s\n", rq->impl_arg, text,
            sieve_precision_name(precision), detail);
   }

@@ -26,14 +26,19 @@ static cJSON *read_json(const char *path, char *err, size_t len) {
   return root;
 }
 
-/* An entry is a reason, or {"reason": ..., "issue": ...} with strings only. */
+/* An entry is a reason, or {"reason": ..., "issue": ..., "answer": ...} with strings only, the
+ * answer a digest of 16 hex digits. */
 static int entry_ok(const cJSON *x) {
   if (cJSON_IsString(x))
     return 1;
   if (!cJSON_IsObject(x) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "reason")))
     return 0;
   for (const cJSON *k = x->child; k; k = k->next)
-    if ((strcmp(k->string, "reason") && strcmp(k->string, "issue")) || !cJSON_IsString(k))
+    if ((strcmp(k->string, "reason") && strcmp(k->string, "issue") &&
+         strcmp(k->string, "answer")) ||
+        !cJSON_IsString(k) ||
+        (!strcmp(k->string, "answer") &&
+         (strlen(k->valuestring) != 16 || strspn(k->valuestring, "0123456789abcdef") != 16)))
       return 0;
   return 1;
 }
@@ -57,7 +62,7 @@ int sieve_expect_load(const char *path, expectations *e, char *err, size_t len) 
   else if (bad)
     snprintf(err, len,
              "%s: expected_failures[\"%.100s\"] must be a reason, or {\"reason\": "
-             "..., \"issue\": ...} with strings",
+             "..., \"issue\": ..., \"answer\": ...} with strings, the answer 16 hex digits",
              path, bad->string);
   else
     return 0;
@@ -111,14 +116,23 @@ static void note_of(const cJSON *x, char *out, size_t len) {
            cJSON_IsString(issue) ? ")" : "");
 }
 
+static int failed(const case_result *c) {
+  return c->outcome != OUTCOME_PASS && c->outcome != OUTCOME_SKIP;
+}
+
 void sieve_expect_apply(const expectations *e, run_report *report) {
   for (size_t i = 0; i < report->n_cases; i++) {
     case_result *c = &report->cases[i];
     const cJSON *x = e ? cJSON_GetObjectItemCaseSensitive(e->list, c->id) : NULL;
+    const cJSON *answer = cJSON_GetObjectItemCaseSensitive(x, "answer");
     c->expected_failure = x != NULL;
     c->expected_note[0] = '\0';
     if (x)
       note_of(x, c->expected_note, sizeof c->expected_note);
+    snprintf(c->expected_digest, sizeof c->expected_digest, "%s",
+             cJSON_IsString(answer) ? answer->valuestring : "");
+    c->changed = failed(c) && c->expected_digest[0] && c->digest[0] &&
+                 strcmp(c->expected_digest, c->digest) != 0;
   }
   sieve_report_count(report);
 }
@@ -130,13 +144,13 @@ static const case_result *find_case(const run_report *report, const char *id) {
   return NULL;
 }
 
-static int failed(const case_result *c) {
-  return c->outcome != OUTCOME_PASS && c->outcome != OUTCOME_SKIP;
-}
-
-/* A new entry's reason: the outcome and the readings whose answer it is, or the detail cut at a
- * word before 120 characters. */
+/* A new entry's reason: the outcome and what the fit explains it by, or the readings whose
+ * answer it is, or the detail cut at a word before 120 characters. */
 static void short_reason(const case_result *c, char *out, size_t len) {
+  if (c->explained_by[0]) {
+    snprintf(out, len, "%s: explained by [%s]", outcome_name(c->outcome), c->explained_by);
+    return;
+  }
   if (c->causes[0]) {
     snprintf(out, len, "%s: same answer as [%s]", outcome_name(c->outcome), c->causes);
     return;
@@ -151,13 +165,29 @@ static void short_reason(const case_result *c, char *out, size_t len) {
            c->detail[n] ? "..." : "");
 }
 
-/* The entries to write: old ones not asked or still failing, then this run's new failures. */
-static cJSON *entries(const run_report *report, const expectations *old, int add_failures) {
+/* An old entry as written again: an object, with this run's digest where it has none or where
+ * --write-expect takes this run's answers. */
+static cJSON *entry_again(const cJSON *x, const case_result *c, int add_failures) {
+  cJSON *out = cJSON_IsString(x) ? cJSON_CreateObject() : cJSON_Duplicate(x, 1);
+  if (cJSON_IsString(x))
+    cJSON_AddStringToObject(out, "reason", x->valuestring);
+  if (c && failed(c) && c->digest[0] &&
+      (add_failures || !cJSON_GetObjectItemCaseSensitive(out, "answer"))) {
+    cJSON_DeleteItemFromObjectCaseSensitive(out, "answer");
+    cJSON_AddStringToObject(out, "answer", c->digest);
+  }
+  return out;
+}
+
+/* The entries to write: old ones not asked, still failing, or passing while the run has new
+ * failures that may hide them (unless `force`), then this run's new failures. */
+static cJSON *entries(const run_report *report, const expectations *old, int add_failures,
+                      int force) {
   cJSON *list = cJSON_CreateObject();
   for (const cJSON *x = old ? old->list->child : NULL; x; x = x->next) {
     const case_result *c = find_case(report, x->string);
-    if (!c || failed(c))
-      cJSON_AddItemToObject(list, x->string, cJSON_Duplicate(x, 1));
+    if (!c || failed(c) || (c->masked && !force))
+      cJSON_AddItemToObject(list, x->string, entry_again(x, c, add_failures));
   }
   for (size_t i = 0; add_failures && i < report->n_cases; i++) {
     const case_result *c = &report->cases[i];
@@ -165,16 +195,20 @@ static cJSON *entries(const run_report *report, const expectations *old, int add
     if (!failed(c) || cJSON_GetObjectItemCaseSensitive(list, c->id))
       continue;
     short_reason(c, reason, sizeof reason);
-    cJSON_AddItemToObject(list, c->id, cJSON_CreateString(reason));
+    cJSON *entry = cJSON_CreateObject();
+    cJSON_AddStringToObject(entry, "reason", reason);
+    if (c->digest[0])
+      cJSON_AddStringToObject(entry, "answer", c->digest);
+    cJSON_AddItemToObject(list, c->id, entry);
   }
   return list;
 }
 
 int sieve_expect_write(const run_report *report, const expectations *old, const char *path,
-                       int add_failures, char *err, size_t len) {
+                       int add_failures, int force, char *err, size_t len) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", SIEVE_FIXTURE_SCHEMA);
-  cJSON_AddItemToObject(root, "expected_failures", entries(report, old, add_failures));
+  cJSON_AddItemToObject(root, "expected_failures", entries(report, old, add_failures, force));
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
   outfile o;

@@ -1,7 +1,8 @@
 /*
  * Expectation files (harness/CI.md): the known failures of an implementation, keyed by case id.
  *   {"schema": "sieve-fixtures/2",
- *    "expected_failures": {"ID": "reason", "ID": {"reason": "...", "issue": "URL"}}}
+ *    "expected_failures": {"ID": "reason",
+ *                          "ID": {"reason": "...", "issue": "URL", "answer": "DIGEST"}}}
  * Read, checked against the fixtures (an id that is no case is an error, never ignored),
  * applied to a run, and written from one.
  */
@@ -32,10 +33,12 @@ void sieve_expect_apply(const expectations *e, run_report *report);
 /*
  * Writes an expectation file whole (or not at all) to `path`. With `add_failures`, every case
  * that failed in this run is listed, with its old note when `old` lists it and its outcome and
- * detail otherwise (--write-expect); without, only the cases `old` lists stay (--update-expect).
- * Either way a case of `old` that passed in this run goes, and one this run did not ask stays.
+ * detail otherwise, and the digest of this run's answer (--write-expect); without, only the
+ * cases `old` lists stay, with their digests (--update-expect). Either way a case of `old` that
+ * passed in this run goes, unless the run has new failures that may hide it and not `force`,
+ * and one this run did not ask stays.
  */
 int sieve_expect_write(const run_report *report, const expectations *old, const char *path,
-                       int add_failures, char *err, size_t len);
+                       int add_failures, int force, char *err, size_t len);
 
 #endif /* SIEVE_EXPECT_H */

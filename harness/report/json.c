@@ -6,18 +6,90 @@
 #include "render.h"
 #include "run/check.h"
 
-/* A comma-separated list of reading names as a JSON array. */
-static void json_causes(jbuf *b, const char *list) {
+/* A comma-separated list of names or ids as a JSON array of strings. */
+static void json_list(jbuf *b, const char *list, const char *sep) {
   jbuf_char(b, '[');
-  for (size_t len, k = 0; *list; list += len + (list[len] == ','), k++) {
-    char name[48];
-    len = strcspn(list, ",");
+  for (size_t len, k = 0; *list; list += len + strspn(list + len, sep), k++) {
+    char name[256];
+    len = strcspn(list, sep);
     snprintf(name, sizeof name, "%.*s", (int)len, list);
     if (k)
       jbuf_char(b, ',');
     jbuf_str(b, name);
   }
   jbuf_char(b, ']');
+}
+
+static void json_axis_value(jbuf *b, int axis, int value) {
+  if (value < 0)
+    jbuf_raw(b, "null");
+  else
+    jbuf_str(b, sieve_axis_value_name(axis, value));
+}
+
+/* The fit (run/fit.h) as "diagnosis": harness/run/README.md, "The fit", documents each member. */
+static void json_diagnosis(jbuf *b, const fit_result *f) {
+  jbuf_raw(b, ",\n\"diagnosis\":{\"rule\":{");
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    jbuf_key(b, sieve_axis_name(a), a > 0);
+    json_axis_value(b, a, f->axes[a].value);
+  }
+  jbuf_raw(b, "},\"axes\":{");
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    const fit_axis *x = &f->axes[a];
+    jbuf_key(b, sieve_axis_name(a), a > 0);
+    jbuf_raw(b, "{\"candidates\":[");
+    for (int v = 0, k = 0; v < sieve_axis_values(a); v++)
+      if (x->candidates >> v & 1) {
+        jbuf_raw(b, k++ ? "," : "");
+        jbuf_str(b, sieve_axis_value_name(a, v));
+      }
+    jbuf_raw(b, "],\"decided_by\":");
+    json_list(b, x->deciding, ",");
+    jbuf_key(b, "from_hello", 1);
+    jbuf_raw(b, x->from_hello ? "true" : "false");
+    jbuf_char(b, '}');
+  }
+  jbuf_raw(b, "},\"misreadings\":");
+  json_list(b, f->misreadings, ",");
+  jbuf_key(b, "weighed", 1);
+  jbuf_int(b, (int64_t)f->considered);
+  jbuf_key(b, "agreed", 1);
+  jbuf_int(b, (int64_t)f->agreed);
+  jbuf_key(b, "failures", 1);
+  jbuf_int(b, (int64_t)f->failures);
+  jbuf_key(b, "explained", 1);
+  jbuf_int(b, (int64_t)f->explained);
+  jbuf_raw(b, ",\"unexplained\":[");
+  for (size_t g = 0; g < f->n_groups; g++) {
+    jbuf_raw(b, g ? ",{" : "{");
+    jbuf_key(b, "description", 0);
+    jbuf_str(b, f->groups[g].description);
+    jbuf_key(b, "count", 1);
+    jbuf_int(b, (int64_t)f->groups[g].count);
+    jbuf_key(b, "cases", 1);
+    json_list(b, f->groups[g].cases, ",");
+    jbuf_char(b, '}');
+  }
+  jbuf_raw(b, "],\"unexplained_ungrouped\":");
+  jbuf_int(b, (int64_t)f->grouped_rest);
+  jbuf_raw(b, ",\"nearest_profiles\":[");
+  for (size_t i = 0; i < f->n_nearest; i++) {
+    const fit_nearest *n = &f->nearest[i];
+    jbuf_raw(b, i ? ",{" : "{");
+    jbuf_key(b, "name", 0);
+    jbuf_str(b, n->name);
+    jbuf_key(b, "distance", 1);
+    jbuf_int(b, n->distance);
+    jbuf_raw(b, ",\"differs\":{");
+    for (int a = 0, k = 0; a < SIEVE_AXIS_COUNT; a++)
+      if (f->axes[a].value >= 0 && sieve_rule_get(&n->rule, a) != f->axes[a].value) {
+        jbuf_key(b, sieve_axis_name(a), k++ > 0);
+        json_axis_value(b, a, sieve_rule_get(&n->rule, a));
+      }
+    jbuf_raw(b, "}}");
+  }
+  jbuf_raw(b, "]}");
 }
 
 void report_json(const run_report *r, FILE *out) {
@@ -51,6 +123,10 @@ void report_json(const run_report *r, FILE *out) {
     jbuf_str(&b, outcome_name(c->outcome));
     jbuf_key(&b, "expected_failure", 1);
     jbuf_raw(&b, c->expected_failure ? "true" : "false");
+    if (c->changed)
+      jbuf_raw(&b, ",\"changed\":true");
+    if (c->masked)
+      jbuf_raw(&b, ",\"masked\":true");
     if (c->expected_note[0]) {
       jbuf_key(&b, "expected_note", 1);
       jbuf_str(&b, c->expected_note);
@@ -58,7 +134,11 @@ void report_json(const run_report *r, FILE *out) {
     jbuf_key(&b, "detail", 1);
     jbuf_str(&b, c->detail);
     jbuf_key(&b, "causes", 1);
-    json_causes(&b, c->causes);
+    json_list(&b, c->causes, ",");
+    if (c->explained_by[0]) {
+      jbuf_key(&b, "explained_by", 1);
+      json_list(&b, c->explained_by, " +");
+    }
     jbuf_char(&b, '}');
   }
   jbuf_raw(&b, "],\n\"summary\":{");
@@ -83,7 +163,10 @@ void report_json(const run_report *r, FILE *out) {
   jbuf_char(&b, '}');
   jbuf_key(&b, "failed_without_cause", 1);
   jbuf_int(&b, (int64_t)without);
-  jbuf_raw(&b, "}}\n");
+  jbuf_char(&b, '}');
+  if (r->fit.made)
+    json_diagnosis(&b, &r->fit);
+  jbuf_raw(&b, "}\n");
   fputs(b.data ? b.data : "", out);
   jbuf_free(&b);
 }

@@ -26,13 +26,10 @@ static void junit_case(FILE *out, const case_result *c) {
   }
   char message[1200];
   if (!failed)
-    snprintf(message, sizeof message,
-             "listed as an expected failure (%s) but passes: remove it "
-             "from the expectation file",
-             c->expected_note);
+    snprintf(message, sizeof message, "%s (%s)", report_listed_pass(c), c->expected_note);
   else if (c->expected_failure)
-    snprintf(message, sizeof message, "expected failure: %s; %s: %s", c->expected_note,
-             outcome_name(c->outcome), c->detail);
+    snprintf(message, sizeof message, "expected failure: %s; %s: %s%s", c->expected_note,
+             outcome_name(c->outcome), c->detail, c->changed ? report_mark(c) : "");
   else
     snprintf(message, sizeof message, "%s", c->detail);
   if (strcmp(tag, "skipped") == 0) {
@@ -68,6 +65,32 @@ static junit_counts junit_count(const run_report *r, const char *suite) {
   return k;
 }
 
+static void junit_property(FILE *out, const char *name, const char *value) {
+  fprintf(out, "      <property name=\"%s\" value=\"", name);
+  xml_text(out, value);
+  fputs("\"/>\n", out);
+}
+
+/* The fit as properties: the rule, its misreadings, what it explains, the nearest profiles. */
+static void junit_diagnosis(FILE *out, const fit_result *f) {
+  char text[600];
+  if (!f->made)
+    return;
+  fit_rule_text(f, text, sizeof text);
+  junit_property(out, "diagnosis.rule", text);
+  junit_property(out, "diagnosis.misreadings", f->misreadings);
+  snprintf(text, sizeof text, "%zu of %zu failures", f->explained, f->failures);
+  junit_property(out, "diagnosis.explained", text);
+  for (size_t g = 0; g < f->n_groups; g++) {
+    snprintf(text, sizeof text, "%zu: %s", f->groups[g].count, f->groups[g].description);
+    junit_property(out, "diagnosis.unexplained", text);
+  }
+  for (size_t i = 0; i < f->n_nearest; i++) {
+    snprintf(text, sizeof text, "%s (%d axes apart)", f->nearest[i].name, f->nearest[i].distance);
+    junit_property(out, "diagnosis.nearest_profile", text);
+  }
+}
+
 void report_junit(const run_report *r, FILE *out) {
   suite_counts suites[SUITES_MAX];
   size_t n = report_by_suite(r, suites);
@@ -85,9 +108,11 @@ void report_junit(const run_report *r, FILE *out) {
     fprintf(out,
             "    <properties>\n      <property name=\"precision\" value=\"%s\"/>\n"
             "      <property name=\"precision_source\" value=\"%s\"/>\n"
-            "      <property name=\"batches\" value=\"%s\"/>\n    </properties>\n",
+            "      <property name=\"batches\" value=\"%s\"/>\n",
             sieve_precision_name(r->precision), r->precision_source,
             r->options->alone_only ? "false" : "true");
+    junit_diagnosis(out, &r->fit);
+    fputs("    </properties>\n", out);
     for (size_t i = 0; i < r->n_cases; i++)
       if (strcmp(r->cases[i].suite, suites[s].suite) == 0)
         junit_case(out, &r->cases[i]);

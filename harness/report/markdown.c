@@ -27,6 +27,7 @@ void report_markdown(const run_report *r, FILE *out) {
   for (size_t s = 0; s < n; s++)
     fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", suites[s].suite, suites[s].counts[0],
             suites[s].counts[1], suites[s].counts[2], suites[s].counts[3], suites[s].counts[4]);
+  report_diagnosis_lines(r, out, 1);
   report_cause_lines(r, out, 1);
   int header = 0;
   for (size_t i = 0; i < r->n_cases; i++) {
@@ -37,12 +38,13 @@ void report_markdown(const run_report *r, FILE *out) {
       fputs("\n| outcome | case | what differs |\n|---|---|---|\n", out);
     const char *listed = !c->expected_failure         ? ""
                          : c->outcome == OUTCOME_PASS ? " (listed as a failure)"
+                         : c->changed                 ? " (listed, but changed)"
                                                       : " (expected)";
     fprintf(out, "| %s%s%s | `%s` | ", sieve_case_unexpected(c) ? "**unexpected** " : "",
             outcome_name(c->outcome), listed, c->id);
-    md_cell(out, c->outcome == OUTCOME_PASS ? "listed in the expectation file, but passes: "
-                                              "remove it"
-                                            : c->detail);
+    md_cell(out, c->outcome == OUTCOME_PASS ? report_listed_pass(c) : c->detail);
+    if (c->changed)
+      md_cell(out, report_mark(c));
     if (c->expected_note[0]) {
       fputs("; expected: ", out);
       md_cell(out, c->expected_note);

@@ -28,6 +28,8 @@ const char *report_verdict(const run_report *r);
 
 /* What a case's line adds when the expectation file lists it. */
 const char *report_mark(const case_result *c);
+/* What is said of a listed case that passes: remove it, or, while new failures may hide it, not. */
+const char *report_listed_pass(const case_result *c);
 
 #define CAUSES_MAX 64
 
@@ -44,6 +46,13 @@ size_t report_tally_causes(const run_report *r, cause_count *out, size_t *withou
 
 /* The table of readings against the failed cases, as text or markdown. */
 void report_cause_lines(const run_report *r, FILE *out, int markdown);
+
+/* The fit (run/fit.h) as text or markdown: the rule axis by axis, what it explains, the
+ * residual groups and the nearest profiles. */
+void report_diagnosis_lines(const run_report *r, FILE *out, int markdown);
+
+/* An axis's fitted value for a person: the value, "undetermined (a, b)", or "(set by hello)". */
+void report_axis_value(const fit_axis *x, int axis, char *out, size_t len);
 
 /* The closing line: the verdict and the counts. */
 void report_verdict_line(const run_report *r, FILE *out);

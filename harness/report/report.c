@@ -31,11 +31,19 @@ const char *report_verdict(const run_report *r) {
                                            : "FAILED (no case was asked: every one was skipped)";
 }
 
+const char *report_listed_pass(const case_result *c) {
+  return c->masked ? "listed in the expectation file as a failure, passes now, possibly masked by "
+                     "a new departure (the new failures are named first): keep it until they are "
+                     "understood"
+                   : "listed in the expectation file as a failure, but passes: remove it";
+}
+
 const char *report_mark(const case_result *c) {
   if (c->outcome == OUTCOME_PASS)
-    return c->expected_failure ? "listed in the expectation file as a failure, but passes: "
-                                 "remove it"
-                               : "";
+    return c->expected_failure ? report_listed_pass(c) : "";
+  if (c->changed)
+    return " (listed as a failure, but its answer changed: other kept tokens, tokens or errors "
+           "than the expectation file recorded)";
   return c->expected_failure ? " (expected)" : "";
 }
 
@@ -119,6 +127,92 @@ void report_cause_lines(const run_report *r, FILE *out, int markdown) {
     fprintf(out, "  %-28s %3zu of %zu failed\n", "no known reading", without, total);
 }
 
+void report_axis_value(const fit_axis *x, int axis, char *out, size_t len) {
+  if (x->value >= 0) {
+    snprintf(out, len, "%s%s", sieve_axis_value_name(axis, x->value),
+             x->from_hello ? " (hello)" : "");
+    return;
+  }
+  size_t at = (size_t)snprintf(out, len, "undetermined (");
+  for (int v = 0, k = 0; v < sieve_axis_values(axis) && at < len; v++)
+    if (x->candidates >> v & 1)
+      at += (size_t)snprintf(out + at, len - at, "%s%s", k++ ? ", " : "",
+                             sieve_axis_value_name(axis, v));
+  if (at < len)
+    snprintf(out + at, len - at, ")");
+}
+
+static void diagnosis_axes(const fit_result *f, FILE *out, int markdown) {
+  if (markdown)
+    fputs("\n| axis | fitted value | decided by (the first cases) |\n|---|---|---|\n", out);
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    const fit_axis *x = &f->axes[a];
+    char value[160];
+    report_axis_value(x, a, value, sizeof value);
+    const char *by = x->n_deciding ? "decided by " : "no case separates its values";
+    if (markdown)
+      fprintf(out, "| `%s` | %s | %s%s |\n", sieve_axis_name(a), value, x->n_deciding ? "" : by,
+              x->deciding);
+    else
+      fprintf(out, "  %-20s %-30s %s%s\n", sieve_axis_name(a), value, by, x->deciding);
+  }
+}
+
+static void diagnosis_residual(const fit_result *f, FILE *out, int markdown) {
+  if (f->failures == f->explained)
+    return;
+  fputs(markdown ? "\n| failures no known choice explains | cases | for example |\n|---|---:|---|\n"
+                 : "failures no known choice explains, grouped by what they share:\n",
+        out);
+  for (size_t g = 0; g < f->n_groups; g++)
+    if (markdown)
+      fprintf(out, "| %s | %zu | `%s` |\n", f->groups[g].description, f->groups[g].count,
+              f->groups[g].cases);
+    else
+      fprintf(out, "  %4zu  %s (%s)\n", f->groups[g].count, f->groups[g].description,
+              f->groups[g].cases);
+  if (f->grouped_rest)
+    fprintf(out, markdown ? "| others | %zu | |\n" : "  %4zu  others\n", f->grouped_rest);
+}
+
+void report_diagnosis_lines(const run_report *r, FILE *out, int markdown) {
+  const fit_result *f = &r->fit;
+  if (!f->made)
+    return;
+  char rule[600];
+  fit_rule_text(f, rule, sizeof rule);
+  fprintf(out,
+          markdown ? "\n### The rule these answers follow\n\n`%s` gives %zu of the %zu answers "
+                     "weighed, and %zu of the %zu failures among them (harness/run/README.md, "
+                     "\"The fit\").\n"
+                   : "\nthe rule these answers follow: %s\n  it gives %zu of the %zu answers "
+                     "weighed, and %zu of the %zu failures among them\n",
+          rule, f->agreed, f->considered, f->explained, f->failures);
+  if (f->misreadings[0])
+    fprintf(out,
+            markdown ? "\nWith the misreading%s `%s`, which no engine chooses: a bug of the "
+                       "implementation, named by its hint in each case it explains.\n"
+                     : "  with the misreading%s [%s], which no engine chooses: a bug of the "
+                       "implementation, named in each case it explains\n",
+            strchr(f->misreadings, ',') ? "s" : "", f->misreadings);
+  diagnosis_axes(f, out, markdown);
+  diagnosis_residual(f, out, markdown);
+  fputs(markdown ? "\nNearest profiles (every one within an axis of the nearest): "
+                 : "nearest profiles (every one within an axis of the nearest): ",
+        out);
+  for (size_t i = 0; i < f->n_nearest; i++) {
+    const fit_nearest *n = &f->nearest[i];
+    fprintf(out, "%s%s%s%s (%d ax%s apart", i ? "; " : "", markdown ? "`" : "", n->name,
+            markdown ? "`" : "", n->distance, n->distance == 1 ? "is" : "es");
+    for (int a = 0, k = 0; a < SIEVE_AXIS_COUNT; a++)
+      if (f->axes[a].value >= 0 && sieve_rule_get(&n->rule, a) != f->axes[a].value)
+        fprintf(out, "%s%s=%s", k++ ? ", " : ": ", sieve_axis_name(a),
+                sieve_axis_value_name(a, sieve_rule_get(&n->rule, a)));
+    fputs(")", out);
+  }
+  fputs("\n", out);
+}
+
 void report_verdict_line(const run_report *r, FILE *out) {
   fprintf(out,
           "sieve run %s: %zu passed, %zu failed, %zu skipped, %zu errors, %zu crashed; "
@@ -130,14 +224,16 @@ void report_verdict_line(const run_report *r, FILE *out) {
 
 void sieve_report_summary(const run_report *r, FILE *out) {
   size_t shown = 0, total = r->unexpected + r->now_passing;
-  for (size_t i = 0; i < r->n_cases && shown < SUMMARY_CASES; i++) {
-    const case_result *c = &r->cases[i];
-    if (!sieve_case_unexpected(c))
-      continue;
-    fprintf(out, "unexpected %s %s: %s%s\n", outcome_name(c->outcome), c->id, c->detail,
-            report_mark(c));
-    shown++;
-  }
+  /* New and changed failures first: a listed case that passes may be hidden by one of them. */
+  for (int passes = 0; passes < 2; passes++)
+    for (size_t i = 0; i < r->n_cases && shown < SUMMARY_CASES; i++) {
+      const case_result *c = &r->cases[i];
+      if (!sieve_case_unexpected(c) || (c->outcome == OUTCOME_PASS) != passes)
+        continue;
+      fprintf(out, "unexpected %s %s: %s%s\n", outcome_name(c->outcome), c->id, c->detail,
+              report_mark(c));
+      shown++;
+    }
   if (total > shown)
     fprintf(out, "... and %zu more unexpected (the full list is in the report)\n", total - shown);
   report_verdict_line(r, out);

@@ -7,6 +7,13 @@ void report_tap(const run_report *r, FILE *out) {
           sieve_precision_name(r->precision), r->precision_source);
   if (r->options->alone_only)
     fprintf(out, "# %s\n", REPORT_ALONE_ONLY);
+  if (r->fit.made) {
+    char rule[600];
+    fit_rule_text(&r->fit, rule, sizeof rule);
+    fprintf(out, "# the rule these answers follow: %s%s%s; it explains %zu of %zu failures\n", rule,
+            r->fit.misreadings[0] ? ", with the misreadings " : "", r->fit.misreadings,
+            r->fit.explained, r->fit.failures);
+  }
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
     int ok = c->outcome == OUTCOME_PASS || c->outcome == OUTCOME_SKIP;

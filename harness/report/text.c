@@ -30,7 +30,8 @@ static void problem_lines(const run_report *r, FILE *out) {
       continue;
     if (c && last && last->outcome == c->outcome && strcmp(last->detail, c->detail) == 0) {
       if (same++ < 3)
-        fprintf(out, "      same for %s%s\n", c->id, report_mark(c));
+        fprintf(out, "      same for %s%s%s\n", c->id, c->outcome == OUTCOME_PASS ? ": " : "",
+                report_mark(c));
       continue;
     }
     if (same > 3)
@@ -49,6 +50,7 @@ void report_text(const run_report *r, FILE *out) {
   if (r->options->alone_only)
     fprintf(out, "%s\n", REPORT_ALONE_ONLY);
   problem_lines(r, out);
+  report_diagnosis_lines(r, out, 0);
   report_cause_lines(r, out, 0);
   suite_counts suites[SUITES_MAX];
   size_t n = report_by_suite(r, suites);

@@ -319,3 +319,51 @@ int sieve_check_at(const cJSON *expect, const cJSON *got, int precision, char *w
 int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len) {
   return sieve_check_at(expect, got, SIEVE_PRECISION_FLOAT64, why, why_len, NULL);
 }
+
+/* ----------------------------------------------------------------------------- digests */
+
+static uint64_t digest_byte(uint64_t h, unsigned char c) { return sieve_mix64(h ^ c) + c; }
+
+static uint64_t digest_text(uint64_t h, const char *text) {
+  for (const char *p = text; *p; p++)
+    h = digest_byte(h, (unsigned char)*p);
+  return digest_byte(h, 0);
+}
+
+/* Members whose numbers are decisions (ids and counts), not values arithmetic may move. */
+static int counted(const char *key) {
+  static const char *const keys[] = {"token", "tokens", "accepted", "position", "draft_tokens"};
+  for (size_t i = 0; key && i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp(key, keys[i]) == 0)
+      return 1;
+  return 0;
+}
+
+static uint64_t digest_value(uint64_t h, const cJSON *v, const char *key, int id) {
+  if (cJSON_IsNull(v))
+    return digest_byte(h, 'n');
+  if (cJSON_IsNumber(v) && (counted(key) || id))
+    return sieve_mix64(digest_byte(h, 'i') ^ (uint64_t)(int64_t)v->valuedouble);
+  if (cJSON_IsNumber(v))
+    return digest_byte(h, 'f'); /* a value: where it lies within its bound is not a decision */
+  if (cJSON_IsString(v))
+    return digest_text(digest_byte(h, 's'), v->valuestring);
+  if (cJSON_IsBool(v))
+    return digest_byte(h, cJSON_IsTrue(v) ? 't' : 'u');
+  /* An [id, logprob] pair of top_logprobs starts with an id. */
+  const int pair =
+      cJSON_IsArray(v) && key && !strcmp(key, "top_logprobs") && cJSON_IsNumber(v->child);
+  h = digest_byte(h, cJSON_IsArray(v) ? '[' : '{');
+  for (const cJSON *x = v->child; x; x = x->next) {
+    if (cJSON_IsObject(v) && !strcmp(x->string, "message"))
+      continue;
+    if (cJSON_IsObject(v))
+      h = digest_text(h, x->string);
+    h = digest_value(h, x, cJSON_IsObject(v) ? x->string : key, pair && x == v->child);
+  }
+  return digest_byte(h, cJSON_IsArray(v) ? ']' : '}');
+}
+
+void sieve_answer_digest(const cJSON *answer, char out[17]) {
+  snprintf(out, 17, "%016llx", (unsigned long long)digest_value(0, answer, NULL, 0));
+}

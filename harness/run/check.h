@@ -36,4 +36,10 @@ int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len
 int sieve_check_at(const cJSON *expect, const cJSON *got, int precision, char *why, size_t why_len,
                    int *error_mismatch);
 
+/* The decisions of an answer as 16 hex digits: which entries are -inf, the tokens, ids and
+ * counts, the strings (error kinds and fields) and the shape, not the values arithmetic may move
+ * within their bounds (nor error messages). Two failures with one digest keep the same tokens,
+ * draw the same ones and make the same errors: the expectation file records it (harness/CI.md). */
+void sieve_answer_digest(const cJSON *answer, char out[17]);
+
 #endif /* SIEVE_CHECK_H */

@@ -83,13 +83,15 @@ static void judge(case_result *r, const cJSON *answer, int precision) {
   char why[600];
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r->fixture, "expect");
   if (sieve_check_at(expect, answer, precision, why, sizeof why, &error_mismatch)) {
-    r->outcome = OUTCOME_PASS;
+    r->outcome = r->alone = OUTCOME_PASS;
     sieve_case_separations(r->fixture, precision, r->ruled_out, sizeof r->ruled_out);
     return;
   }
-  r->outcome = error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
-  sieve_case_detail(r->fixture, answer, precision, why, r->detail, sizeof r->detail, r->causes,
-                    sizeof r->causes);
+  r->outcome = r->alone = error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
+  snprintf(r->why, sizeof r->why, "%.399s", why);
+  sieve_answer_digest(answer, r->digest);
+  sieve_case_detail(r->fixture, answer, precision, why, NULL, r->detail, sizeof r->detail,
+                    r->causes, sizeof r->causes);
 }
 
 static double now(void) {
@@ -118,8 +120,7 @@ static void first_pass_unit(shared *s, conn *c, size_t index) {
     return;
   }
   judge(r, answer, s->report->precision);
-  if (!s->opt->alone_only) /* kept for the batches to be compared with */
-    r->answer = canonical(answer);
+  r->answer = canonical(answer); /* for the fit, and the batches to be compared with */
   cJSON_Delete(answer);
 }
 
@@ -513,7 +514,8 @@ static void skip_unsupported(run_report *report, const cJSON *answer) {
 
 int sieve_case_unexpected(const case_result *c) {
   int bad = c->outcome != OUTCOME_PASS && c->outcome != OUTCOME_SKIP;
-  return bad ? !c->expected_failure : c->outcome == OUTCOME_PASS && c->expected_failure;
+  return bad ? !c->expected_failure || c->changed
+             : c->outcome == OUTCOME_PASS && c->expected_failure;
 }
 
 int sieve_report_failed(const run_report *r) {
@@ -530,6 +532,9 @@ void sieve_report_count(run_report *report) {
     report->unexpected += (size_t)(unexpected && !passed);
     report->now_passing += (size_t)(unexpected && passed);
   }
+  for (size_t i = 0; i < report->n_cases; i++) /* a new failure may hide a listed one */
+    report->cases[i].masked = report->unexpected && report->cases[i].expected_failure &&
+                              report->cases[i].outcome == OUTCOME_PASS;
   size_t ran = report->n_cases - report->counts[OUTCOME_SKIP], named = 0;
   for (size_t i = 0; i < report->n_cases; i++)
     named += report->cases[i].outcome != OUTCOME_PASS && report->cases[i].causes[0];
@@ -592,6 +597,11 @@ int sieve_run(const run_options *opt, run_report *report, char *err, size_t err_
   for (int j = 0; j < jobs; j++)
     conn_stop(&conns[j], NULL, 0);
   cJSON_Delete(greeting);
+  if (sieve_fit(report, opt->fit_starts, opt->n_fit_starts) != 0) {
+    snprintf(err, err_len, "out of memory in the fit");
+    sieve_fixtures_free(&fx);
+    return -1;
+  }
   /* The fixture tree goes; keep what the report needs (the suite and family names are its). */
   for (size_t i = 0; i < report->n_cases; i++) {
     report->cases[i].fixture = NULL;

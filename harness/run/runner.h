@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "fit.h"
 #include "protocol/conn.h"
 
 typedef enum outcome {
@@ -29,13 +30,20 @@ typedef struct case_result {
   const char *family;
   const char *seed_ref;
   outcome outcome;
+  outcome alone; /* the first pass's: the case sent alone (the fit weighs it) */
   char detail[700];
-  char causes[600];     /* the readings whose answer a failure's is, comma-separated (suites.h) */
-  char ruled_out[400];  /* a passing case: the readings it separates, comma-separated */
-  int expected_failure; /* listed in the expectation file */
-  char expected_note[240]; /* its reason (and issue) there */
-  char *answer;            /* this case's answer in the first pass, canonical JSON */
-  double seconds;          /* how long it took to answer (the first pass; the draws) */
+  char why[400];          /* a failure of the first pass: the matcher's reason */
+  char causes[600];       /* the readings whose answer a failure's is, comma-separated (suites.h) */
+  char ruled_out[400];    /* a passing case: the readings it separates, comma-separated */
+  char explained_by[200]; /* a failure the fit explains: its departures ("boundary=ge + ...") */
+  int expected_failure;   /* listed in the expectation file */
+  char expected_note[240];  /* its reason (and issue) there */
+  char digest[17];          /* a failure's decisions (sieve_answer_digest), "" otherwise */
+  char expected_digest[17]; /* the one the expectation file recorded, "" when none */
+  int changed;    /* listed, still failing, but with other decisions than the file recorded */
+  int masked;     /* listed, passes now, while the run has new failures that may hide it */
+  char *answer;   /* this case's answer in the first pass, canonical JSON */
+  double seconds; /* how long it took to answer (the first pass; the draws) */
 } case_result;
 
 typedef enum progress_mode { PROGRESS_NONE, PROGRESS_TERMINAL, PROGRESS_LINES } progress_mode;
@@ -53,6 +61,8 @@ typedef struct run_options {
   int progress;   /* a progress_mode: the progress line on stderr */
   int precision;  /* sieve_precision (check.h) from --precision; -1: as hello declares */
   int alone_only; /* --no-batches: the first pass only, no batches */
+  const fit_start *fit_starts; /* the profiles the fit starts from and compares with */
+  size_t n_fit_starts;
 } run_options;
 
 typedef struct run_report {
@@ -65,13 +75,14 @@ typedef struct run_report {
   case_result *cases;
   size_t n_cases;
   size_t counts[OUTCOME_COUNT];
-  size_t unexpected;  /* failures not listed in the expectation file */
+  size_t unexpected;  /* failures not listed in the expectation file, or listed but changed */
   size_t now_passing; /* listed expected failures that passed */
   char note[256];     /* a run-wide remark, e.g. every case failed */
+  fit_result fit;     /* the rule the answers follow (fit.h) */
 } run_report;
 
-/* Nonzero when the case fails the gate: a failure the expectation file does not list, or a
- * listed failure that passed. */
+/* Nonzero when the case fails the gate: a failure the expectation file does not list or whose
+ * answer changed from the one it recorded, or a listed failure that passed. */
 int sieve_case_unexpected(const case_result *c);
 
 /* The suites `sieve run` knows, NULL-ended. */

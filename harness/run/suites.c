@@ -157,6 +157,13 @@ static void kept_difference(const cJSON *expect, const cJSON *answer, char *out,
 
 /* ----------------------------------------------------------------------------- readings */
 
+/* Whether a reading is an axis value or named in `excluded` (",a,b,"). */
+static int reading_excluded(const cJSON *r, const char *excluded) {
+  char key[160];
+  snprintf(key, sizeof key, ",%s,", sieve_case_str(r, "name"));
+  return cJSON_GetObjectItemCaseSensitive(r, "rule") || strstr(excluded, key);
+}
+
 static int separates_at(const cJSON *reading, int precision) {
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(reading, "precisions");
   for (const cJSON *p = list ? list->child : NULL; p; p = p->next)
@@ -165,18 +172,20 @@ static int separates_at(const cJSON *reading, int precision) {
   return 0;
 }
 
-static int reading_matches(const cJSON *r, const cJSON *answer, int precision) {
+static int reading_matches(const cJSON *r, const cJSON *answer, int precision,
+                           const char *excluded) {
   char why[8];
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r, "expect");
-  return expect && separates_at(r, precision) &&
+  return expect && separates_at(r, precision) && !(excluded && reading_excluded(r, excluded)) &&
          sieve_check_at(expect, answer, precision, why, sizeof why, NULL);
 }
 
 /* The readings whose answer this is, those of the case's own axis first: "same answer as
  * [name]: hint; or as [name]: hint" in `out` for the first three, the others by name only;
  * every name, comma-separated, in `names`; returns how many. */
-static int matching_readings(const cJSON *c, const cJSON *answer, int precision, char *out,
-                             size_t len, char *names, size_t names_len) {
+static int matching_readings(const cJSON *c, const cJSON *answer, int precision,
+                             const char *excluded, char *out, size_t len, char *names,
+                             size_t names_len) {
   const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
   const char *axis = sieve_case_str(c, "axis");
   size_t at = 0, named = 0;
@@ -185,7 +194,7 @@ static int matching_readings(const cJSON *c, const cJSON *answer, int precision,
   for (int own_axis = 1; own_axis >= 0; own_axis--)
     for (const cJSON *r = readings ? readings->child : NULL; r; r = r->next) {
       if ((strcmp(sieve_case_str(r, "axis"), axis) == 0) != own_axis ||
-          !reading_matches(r, answer, precision))
+          !reading_matches(r, answer, precision, excluded))
         continue;
       const char *name = sieve_case_str(r, "name");
       if (at < len && n < 3)
@@ -210,14 +219,28 @@ void sieve_case_separations(const cJSON *c, int precision, char *names, size_t l
           (size_t)snprintf(names + at, len - at, "%s%s", at ? "," : "", sieve_case_str(r, "name"));
 }
 
+/* What differs in the kept set or the drawn token, "" when neither does. */
+static void kept_or_token(const cJSON *expect, const cJSON *answer, char *out, size_t len) {
+  kept_difference(expect, answer, out, len);
+  if (!*out)
+    token_difference(expect, answer, out, len);
+}
+
+void sieve_case_detail_found(const cJSON *c, const cJSON *answer, const char *found,
+                             const char *why, char *out, size_t len) {
+  char kept[512];
+  kept_or_token(cJSON_GetObjectItemCaseSensitive(c, "expect"), answer, kept, sizeof kept);
+  snprintf(out, len, "%s%s%s; %s", kept, *kept ? ": " : "", found, why);
+}
+
 void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why,
-                       char *out, size_t len, char *causes, size_t causes_len) {
+                       const char *excluded, char *out, size_t len, char *causes,
+                       size_t causes_len) {
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(c, "expect");
   char kept[512], found[480], unused[8];
-  kept_difference(expect, answer, kept, sizeof kept);
-  if (!*kept)
-    token_difference(expect, answer, kept, sizeof kept);
-  int n = matching_readings(c, answer, precision, found, sizeof found, causes, causes_len);
+  kept_or_token(expect, answer, kept, sizeof kept);
+  int n =
+      matching_readings(c, answer, precision, excluded, found, sizeof found, causes, causes_len);
   if (n == 0 && precision == SIEVE_PRECISION_FLOAT64 &&
       sieve_check_at(expect, answer, SIEVE_PRECISION_FLOAT32, unused, sizeof unused, NULL)) {
     snprintf(found, sizeof found,
@@ -227,5 +250,7 @@ void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const
   } else if (n == 0) {
     snprintf(found, sizeof found, "no known misreading gives this answer");
   }
+  if (n == 0 && excluded)
+    snprintf(found, sizeof found, "no known choice explains this");
   snprintf(out, len, "%s%s%s; %s", kept, *kept ? ": " : "", found, why);
 }

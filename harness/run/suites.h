@@ -30,9 +30,16 @@ int suite_known(const char *suite);
  * misreading gives this answer"), then `why`, the matcher's reason. For example "kept {0}
  * expected {0,1}: same answer as [topk-first-renormalized]: top-k applied first and ...;
  * rows[0].logprobs: ...". `causes` gets the readings' names, comma-separated ("" for none).
+ * `excluded` (",a,b,", or NULL for none) leaves out the readings it names and every axis
+ * value's: after the fit (fit.h) those are what the run's evidence speaks against.
  */
 void sieve_case_detail(const cJSON *c, const cJSON *answer, int precision, const char *why,
-                       char *out, size_t len, char *causes, size_t causes_len);
+                       const char *excluded, char *out, size_t len, char *causes,
+                       size_t causes_len);
+
+/* The same with `found` in place of the readings: what the fit says of the failure. */
+void sieve_case_detail_found(const cJSON *c, const cJSON *answer, const char *found,
+                             const char *why, char *out, size_t len);
 
 /* The names of the readings a case separates at a precision, comma-separated: a case that
  * passes rules each of them out. */

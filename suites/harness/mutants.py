@@ -31,7 +31,14 @@ def judge(ctx, cases, name, entry, precision, result):
     missed = [i for i in must if got.get(i, {}).get("outcome") not in ("fail", "error")]
     failed = [c for c in got.values() if c["outcome"] in ("fail", "error")
               and not c["id"].startswith(("distribution/", "speculative-distribution/"))]
-    unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed if name not in c.get("causes", [])]
+    # A mutant that is an axis value is named as that value; one that no fixture case tells from
+    # a combination of axis values (its catalogue entry's "axes") by values of that combination.
+    names = {name} | {r["rule"] for c in cases for r in c.get("readings", [])
+                       if r["name"] == name and "rule" in r}
+    axes = set(entry.get("axes", []))
+    unnamed = [f"{c['id']}: {c['detail'][:160]}" for c in failed
+               if not (names & set(c["causes"]) or (axes and set(c["causes"]) <= axes
+                                                     and c["causes"]))]
     ops = {c["id"]: c["request"]["op"] for c in cases}
     passing = sorted(i for i in separated if ops[i] != "validate"
                      and got.get(i, {}).get("outcome") == "pass")

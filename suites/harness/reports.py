@@ -126,7 +126,7 @@ def markdown_says_what_fails(ctx):
                                       {i: "known" for i in failing + [passing]}}))
         md = ctx.cmd("run", "--impl", impl, "--suite", "ordering", "--expect", str(expect),
                      "--format", "markdown")
-        stale = next((line for line in md.stdout.splitlines() if passing in line), "")
+        stale = next((line for line in md.stdout.splitlines() if f"| `{passing}` |" in line), "")
         ctx.check("markdown calls a stale expectation an unexpected pass listed as a failure",
                   "**unexpected** pass (listed as a failure)" in stale, stale[:160])
         expect.write_text(json.dumps({"schema": "sieve-fixtures/2", "expected_failures":
@@ -136,13 +136,17 @@ def markdown_says_what_fails(ctx):
         ctx.check("markdown with nothing unexpected points at no marked case",
                   md.returncode == 0 and "**0 unexpected**." in md.stdout
                   and "marked so below" not in md.stdout, md.stdout[:300])
-    # Two bugs at once: >= at the boundary and top-p after top-k. topp-inclusive-cumsum gives
-    # the answer of every failure but passing cases rule it out; the two real ones they do not.
-    text = ctx.cmd("run", "--impl", "rule:boundary=ge,topp_scope=after_topk", "--suite",
-                   "ordering").stdout
-    table = [line.split()[0] for line in text[text.find("rule it out"):].splitlines()[1:4]]
-    ctx.check("the run's readings table puts first the readings no passing case rules out",
-              table == ["ge-boundary", "topk-first-renormalized", "topp-inclusive-cumsum"], table)
+    # Two departures at once: >= at the boundary and top-p after top-k. topp-inclusive-cumsum
+    # gives the answer of many failures alone, but the fit of the two explains every one.
+    _, report, _ = ctx.run("rule:boundary=ge,topp_scope=after_topk", "--suite", "ordering")
+    fit = report["diagnosis"]
+    departures = ctx.departures(fit["rule"])
+    named = {n for c in report["cases"] for n in c["causes"]}
+    ctx.check("two departures at once: the fit names both and explains every failure by them",
+              departures == {"boundary": "ge", "topp_scope": "after_topk"}
+              and fit["explained"] == fit["failures"] > 0 and not fit["misreadings"]
+              and named == {"boundary=ge", "topp_scope=after_topk"},
+              f"{departures}, {fit['explained']} of {fit['failures']}, named {sorted(named)}")
 
 
 def checks(ctx):

@@ -61,6 +61,12 @@ class Context:
         """The JSON a subcommand prints with --format json."""
         return json.loads(self.cmd(*args, "--format", "json").stdout)
 
+    def departures(self, rule) -> dict:
+        """{axis: value} of a diagnosis's rule ({axis: value or null}) where it is determined and
+        is not DeepInfer's."""
+        spec = {a["axis"]: a["values"][0]["name"] for a in self.json("axes")}
+        return {a: v for a, v in rule.items() if v is not None and v != spec[a]}
+
     def start(self, impl, *args, env=None):
         """sieve run in the background with a JSON report: (process, report file, its folder)."""
         tmp = tempfile.TemporaryDirectory()

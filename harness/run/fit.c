@@ -1,0 +1,1140 @@
+/*
+ * The fit (fit.h). A case agrees with a rule when the implementation's answer is the answer the
+ * oracle gives under that rule: judged by the fixture itself where the rule answers as
+ * DeepInfer does, and otherwise by the case's own matchers with the rule's values put in
+ * (tolerances, precision and error fields as the fixture states them). The oracle records the
+ * axes an answer read (sieve_rule.consulted), so an answer is computed once for every rule
+ * that agrees on those axes. The search climbs from DeepInfer's rule and from each profile,
+ * one axis at a time, then two at a time where no single change gains.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "protocol/jbuf.h"
+#include "protocol/recipe.h"
+#include "protocol/serve.h"
+#include "runner.h"
+#include "suites.h"
+
+/* The readings tried as misreadings in a round: those most failures give. */
+#define FIT_CANDIDATES 4
+/* A case whose recipes describe this many logits or more is a large one. */
+#define FIT_LARGE_ROWS 4096
+
+typedef struct memo_entry {
+  uint32_t consulted;
+  int values[SIEVE_AXIS_COUNT];
+  signed char agrees;
+  signed char as_spec; /* the rule answers this case as DeepInfer does */
+} memo_entry;
+
+typedef struct fit_case {
+  case_result *result;
+  cJSON *request;  /* recipes kept: the oracle reads them */
+  cJSON *have;     /* the implementation's answer, parsed when first needed */
+  char *spec;      /* the oracle's answer under DeepInfer's rule */
+  int large;       /* rows of many logits (recipes): weighed only once the search is near */
+  char *readings;  /* ",a,b,": the readings whose recorded answer the first pass matched */
+  char *separates; /* ",a,b,": those a passing case separates (its answer rules them out) */
+  char *rules;     /* ",axis=value,": the axis values among the readings */
+  int hit;         /* one of them is among the fit's misreadings */
+  memo_entry *memo;
+  size_t n_memo, cap_memo;
+} fit_case;
+
+typedef struct fitter {
+  fit_case *cases;
+  size_t n;
+  int precision;
+  jbuf buf;
+  size_t evaluations;
+  uint32_t searched;                              /* the axes the search may change */
+  int all;                                        /* weigh the cases of large rows too */
+  char misreadings[FIT_MISREADINGS_MAX * 48 + 2]; /* ",a,b,": readings the fit adds */
+  char *axis_readings; /* ",a,b,": the readings that are axis values (the search covers them) */
+} fitter;
+
+/* ",a,b," from "a,b", for lookups of ",name,". */
+static char *listed(const char *names) {
+  size_t n = strlen(names);
+  char *out = malloc(n + 3);
+  if (out)
+    snprintf(out, n + 3, ",%s,", names);
+  return out;
+}
+
+static int in_list(const char *list, const char *name) {
+  char key[80];
+  snprintf(key, sizeof key, ",%.64s,", name);
+  return strstr(list, key) != NULL;
+}
+
+/* ----------------------------------------------------------------------------- agreement */
+
+static cJSON *substitute(const cJSON *t, const cJSON *r);
+
+/* A matcher with the rule's value in place of the fixture's, its tolerances kept. */
+static cJSON *matcher_with(const cJSON *t, const char *key, const cJSON *r) {
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddItemToObject(m, key, cJSON_Duplicate(r, 1));
+  const cJSON *tol = cJSON_GetObjectItemCaseSensitive(t, "$sparse");
+  tol = tol ? tol : t;
+  for (const cJSON *f = tol->child; f; f = f->next)
+    if (!strcmp(f->string, "abs") || !strcmp(f->string, "rel") || !strcmp(f->string, "f32_abs"))
+      cJSON_AddItemToObject(m, f->string, cJSON_Duplicate(f, 0));
+  return m;
+}
+
+static cJSON *substitute_object(const cJSON *t, const cJSON *r) {
+  cJSON *out = cJSON_CreateObject();
+  for (const cJSON *k = t->child; out && k; k = k->next) {
+    cJSON *v = substitute(k, cJSON_GetObjectItemCaseSensitive(r, k->string));
+    if (!v) {
+      cJSON_Delete(out);
+      return NULL;
+    }
+    cJSON_AddItemToObject(out, k->string, v);
+  }
+  return out;
+}
+
+static cJSON *substitute_array(const cJSON *t, const cJSON *r) {
+  const int nt = cJSON_GetArraySize(t);
+  cJSON *out = cJSON_CreateArray();
+  int i = 0;
+  for (const cJSON *x = r->child; x; x = x->next, i++) {
+    cJSON *v =
+        nt ? substitute(cJSON_GetArrayItem(t, i < nt ? i : nt - 1), x) : cJSON_Duplicate(x, 1);
+    if (!v) {
+      cJSON_Delete(out);
+      return NULL;
+    }
+    cJSON_AddItemToArray(out, v);
+  }
+  return out;
+}
+
+/* The fixture's expectation `t` with the rule's answer `r` put in; NULL when they differ in
+ * shape. */
+static cJSON *substitute(const cJSON *t, const cJSON *r) {
+  if (!r)
+    return NULL;
+  const cJSON *any = cJSON_GetObjectItemCaseSensitive(t, "$any_of");
+  if (cJSON_IsArray(any))
+    return substitute(any->child, r);
+  if (cJSON_GetObjectItemCaseSensitive(t, "$exact"))
+    return matcher_with(t, "$exact", r);
+  if (cJSON_GetObjectItemCaseSensitive(t, "$approx"))
+    return matcher_with(t, "$approx", r);
+  if (cJSON_GetObjectItemCaseSensitive(t, "$approx_array") ||
+      cJSON_GetObjectItemCaseSensitive(t, "$sparse"))
+    return cJSON_IsArray(r) ? matcher_with(t, "$approx_array", r) : NULL;
+  if (cJSON_IsObject(t))
+    return cJSON_IsObject(r) && !cJSON_GetObjectItemCaseSensitive(r, "error")
+               ? substitute_object(t, r)
+               : NULL;
+  if (cJSON_IsArray(t))
+    return cJSON_IsArray(r) ? substitute_array(t, r) : NULL;
+  return cJSON_Duplicate(r, 1);
+}
+
+/* The oracle's own extra answers (harness/protocol/PROTOCOL.md): an implementation need not
+ * give them. "u" is one beside a drawn token. */
+static int extra_key(const cJSON *parent, const char *key) {
+  static const char *const extras[] = {"kept",        "kept_mass",    "topp_margin", "cut_gap",
+                                       "draw_margin", "margins",      "margin",      "p",
+                                       "q",           "residual_mass"};
+  for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++)
+    if (!strcmp(key, extras[i]))
+      return 1;
+  return !strcmp(key, "u") && (cJSON_GetObjectItemCaseSensitive(parent, "token") ||
+                               cJSON_GetObjectItemCaseSensitive(parent, "tokens"));
+}
+
+/* The rule's answer as an expectation where the fixture's has another shape (an error where
+ * the rule answers, or the reverse): its numbers within 1e-9 relative, or 1e-6 at float32. */
+static cJSON *generic(const cJSON *r) {
+  if (cJSON_IsNumber(r) || cJSON_IsNull(r) ||
+      (cJSON_IsArray(r) && (cJSON_IsNumber(r->child) || cJSON_IsNull(r->child)))) {
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddItemToObject(m, cJSON_IsArray(r) ? "$approx_array" : "$approx", cJSON_Duplicate(r, 1));
+    cJSON_AddNumberToObject(m, "abs", 1e-9);
+    cJSON_AddNumberToObject(m, "rel", 1e-9);
+    cJSON_AddNumberToObject(m, "f32_abs", 1e-6);
+    return m;
+  }
+  if (!cJSON_IsObject(r) && !cJSON_IsArray(r))
+    return cJSON_Duplicate(r, 1);
+  cJSON *out = cJSON_IsObject(r) ? cJSON_CreateObject() : cJSON_CreateArray();
+  for (const cJSON *x = r->child; x; x = x->next)
+    if (cJSON_IsArray(r))
+      cJSON_AddItemToArray(out, generic(x));
+    else if (!extra_key(r, x->string) && strcmp(x->string, "message") != 0)
+      cJSON_AddItemToObject(out, x->string, generic(x));
+  return out;
+}
+
+/* What the rule answers, as an expectation: errors by kind, field and code (error members of
+ * rows included), values through the fixture's matchers; NULL when the shapes differ. */
+static cJSON *rule_expectation(const cJSON *expect, cJSON *r) {
+  const cJSON *error = cJSON_GetObjectItemCaseSensitive(r, "error");
+  if (error) {
+    cJSON *e = cJSON_CreateObject(), *inner = cJSON_Duplicate(error, 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(inner, "message");
+    cJSON_AddItemToObject(e, "error", inner);
+    return e;
+  }
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(r, "rows");
+  for (cJSON *row = rows ? rows->child : NULL; row; row = row->next)
+    if (cJSON_GetObjectItemCaseSensitive(row, "error")) /* such rows compare as errors */
+      cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "error"),
+                                              "message");
+  const cJSON *want_rows = cJSON_GetObjectItemCaseSensitive(expect, "rows");
+  if (want_rows && rows) { /* a row the rule rejects keeps its error as the expectation */
+    cJSON *out = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(out, "rows");
+    int i = 0, nt = cJSON_GetArraySize(want_rows);
+    for (const cJSON *row = rows->child; row; row = row->next, i++) {
+      const cJSON *t = cJSON_GetArrayItem(want_rows, i < nt ? i : nt - 1);
+      cJSON *v = cJSON_GetObjectItemCaseSensitive(row, "error") ? cJSON_Duplicate(row, 1)
+                                                                : substitute(t, row);
+      if (!v) {
+        cJSON_Delete(out);
+        return NULL;
+      }
+      cJSON_AddItemToArray(list, v);
+    }
+    return out;
+  }
+  return substitute(expect, r);
+}
+
+/* The implementation's answer, parsed once; NULL when out of memory. */
+static const cJSON *have(fit_case *fc) {
+  if (!fc->have)
+    fc->have = cJSON_Parse(fc->result->answer);
+  return fc->have;
+}
+
+/* Whether the implementation's answer is `r`, the rule's. */
+static int agrees_with(fit_case *fc, const char *r_text, int precision) {
+  cJSON *r = cJSON_Parse(r_text);
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(fc->result->fixture, "expect");
+  cJSON *want = r ? rule_expectation(expect, r) : NULL;
+  if (r && !want)
+    want = generic(r);
+  char why[8];
+  int yes = want && have(fc) && sieve_check_at(want, have(fc), precision, why, sizeof why, NULL);
+  cJSON_Delete(want);
+  cJSON_Delete(r);
+  return yes;
+}
+
+/* Whether the rule departs from DeepInfer's on one axis the answer read, and the case records
+ * that axis value as a reading whose answer the first pass matched: the fixture's own
+ * expectation of it, with every outcome a close float32 decision allows. */
+static int recorded_reading(const fit_case *fc, const sieve_rule *rule, uint32_t consulted) {
+  int axis = -1;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if ((consulted >> a & 1) && sieve_rule_get(rule, a) != 0) {
+      if (axis >= 0)
+        return 0;
+      axis = a;
+    }
+  char key[96];
+  if (axis < 0)
+    return 0;
+  snprintf(key, sizeof key, "%s=%s", sieve_axis_name(axis),
+           sieve_axis_value_name(axis, sieve_rule_get(rule, axis)));
+  return in_list(fc->rules, key);
+}
+
+/* The oracle's answer under `rule` into f->buf, and the axes it read. */
+static uint32_t answer_under(fitter *f, const fit_case *fc, const sieve_rule *rule) {
+  uint32_t consulted = 0;
+  sieve_rule traced = *rule;
+  traced.consulted = &consulted;
+  sieve_serve_request(fc->request, "fit", &traced, &f->buf);
+  f->evaluations++;
+  return consulted;
+}
+
+static const memo_entry *memo_find(const fit_case *fc, const sieve_rule *rule) {
+  for (size_t i = 0; i < fc->n_memo; i++) {
+    const memo_entry *e = &fc->memo[i];
+    int same = 1;
+    for (int a = 0; same && a < SIEVE_AXIS_COUNT; a++)
+      same = !(e->consulted >> a & 1) || e->values[a] == sieve_rule_get(rule, a);
+    if (same)
+      return e;
+  }
+  return NULL;
+}
+
+static const memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consulted,
+                                  int agrees, int as_spec) {
+  if (fc->n_memo == fc->cap_memo) {
+    size_t cap = fc->cap_memo ? 2 * fc->cap_memo : 8;
+    memo_entry *m = realloc(fc->memo, cap * sizeof *m);
+    if (!m)
+      return NULL;
+    fc->memo = m;
+    fc->cap_memo = cap;
+  }
+  memo_entry *e = &fc->memo[fc->n_memo++];
+  e->consulted = consulted;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    e->values[a] = sieve_rule_get(rule, a);
+  e->agrees = (signed char)agrees;
+  e->as_spec = (signed char)as_spec;
+  return e;
+}
+
+/* The memo entry of a case under a rule, computed when no earlier answer covers it; NULL when
+ * out of memory. */
+static const memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
+  const memo_entry *e = memo_find(fc, rule);
+  if (e)
+    return e;
+  uint32_t consulted = answer_under(f, fc, rule);
+  if (f->buf.failed)
+    return NULL;
+  int as_spec = strcmp(f->buf.data, fc->spec) == 0;
+  int agrees = as_spec ? fc->result->alone == OUTCOME_PASS
+                       : strcmp(f->buf.data, fc->result->answer) == 0 ||
+                             recorded_reading(fc, rule, consulted) ||
+                             agrees_with(fc, f->buf.data, f->precision);
+  return memo_add(fc, rule, consulted, agrees, as_spec);
+}
+
+static int agrees(fitter *f, size_t i, const sieve_rule *rule) {
+  const memo_entry *e = evaluate(f, &f->cases[i], rule);
+  return e && e->agrees;
+}
+
+/* Whether the rule, with the fit's misreadings, explains a case's answer: the rule gives it,
+ * or the rule answers as DeepInfer does and a misreading's recorded answer is this one (the
+ * fixtures record each reading's answer against DeepInfer's). */
+static int entry_explains(const fit_case *fc, const memo_entry *e) {
+  return e && (e->agrees || (e->as_spec && fc->hit));
+}
+
+static int explains(fitter *f, size_t i, const sieve_rule *rule) {
+  return entry_explains(&f->cases[i], evaluate(f, &f->cases[i], rule));
+}
+
+/* Cases the search weighs: all of them, or only those of small rows while `all` is 0. */
+static int weighed(const fitter *f, size_t i) { return f->all || !f->cases[i].large; }
+
+static size_t score(fitter *f, const sieve_rule *rule) {
+  size_t n = 0;
+  for (size_t i = 0; i < f->n; i++)
+    n += weighed(f, i) && explains(f, i, rule);
+  return n;
+}
+
+/* ----------------------------------------------------------------------------- search */
+
+static int departures(const sieve_rule *r) {
+  int n = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    n += sieve_rule_get(r, a) != 0;
+  return n;
+}
+
+/* Better: more cases agree, then fewer departures from DeepInfer's rule. */
+static int better(size_t s, const sieve_rule *r, size_t best_s, const sieve_rule *best) {
+  return s > best_s || (s == best_s && departures(r) < departures(best));
+}
+
+typedef struct climber {
+  sieve_rule at, best;
+  size_t at_s, best_s;
+  size_t *against;     /* the weighed cases that disagree with `at`: only they can gain */
+  uint32_t *consulted; /* the axes each of them read under `at` */
+  size_t n_against;
+} climber;
+
+/* The axes on which two rules differ. */
+static uint32_t differing(const sieve_rule *x, const sieve_rule *y) {
+  uint32_t d = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    d |= (uint32_t)(sieve_rule_get(x, a) != sieve_rule_get(y, a)) << a;
+  return d;
+}
+
+/* Tries rule d against the best so far. The cases that agree with `at` can only be lost, so d
+ * can reach at most at_s plus its gains among the others (a case whose answer under `at` read
+ * none of the axes d changes keeps it); the full score is taken only then. */
+static void try_rule(fitter *f, climber *c, const sieve_rule *d) {
+  size_t gains = 0;
+  const uint32_t changed = differing(d, &c->at);
+  for (size_t k = 0; k < c->n_against; k++)
+    gains += (c->consulted[k] & changed) && explains(f, c->against[k], d);
+  if (!better(c->at_s + gains, d, c->best_s, &c->best))
+    return;
+  size_t s = score(f, d);
+  if (better(s, d, c->best_s, &c->best))
+    c->best = *d, c->best_s = s;
+}
+
+/* Every rule one or two axis values away from c->at. */
+static void neighbours(fitter *f, climber *c, int pairs) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    for (int v = 0; (f->searched >> a & 1) && v < sieve_axis_values(a); v++) {
+      sieve_rule one = c->at;
+      if (v == sieve_rule_get(&c->at, a) || sieve_rule_set(&one, a, v) != 0)
+        continue;
+      if (!pairs)
+        try_rule(f, c, &one);
+      for (int b = a + 1; pairs && b < SIEVE_AXIS_COUNT; b++)
+        for (int w = 0; (f->searched >> b & 1) && w < sieve_axis_values(b); w++) {
+          sieve_rule two = one;
+          if (w != sieve_rule_get(&c->at, b) && sieve_rule_set(&two, b, w) == 0)
+            try_rule(f, c, &two);
+        }
+    }
+}
+
+/* The weighed small cases that disagree with c->at, and the axes their answers read. */
+static void gather_against(fitter *f, climber *c) {
+  c->n_against = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    /* A large case weighs in the score but does not pull the rule: trying every move on it
+     * would cost more than the rest of the search. */
+    const memo_entry *e =
+        weighed(f, i) && !f->cases[i].large ? evaluate(f, &f->cases[i], &c->at) : NULL;
+    if (e && !entry_explains(&f->cases[i], e)) {
+      c->consulted[c->n_against] = e->consulted;
+      c->against[c->n_against++] = i;
+    }
+  }
+}
+
+/* Climbs from r, one axis value at a time, and two at a time where `pairs` and no single
+ * change gains, to where nothing gains; *s is its score. */
+static int climb(fitter *f, sieve_rule *r, size_t *s, int pairs) {
+  climber c = {.at = *r,
+               .against = malloc((f->n + 1) * sizeof(size_t)),
+               .consulted = malloc((f->n + 1) * sizeof(uint32_t))};
+  int rc = -1;
+  if (!c.against || !c.consulted)
+    goto fail;
+  c.at_s = score(f, &c.at);
+  for (int moved = 1; moved;) {
+    c.best = c.at;
+    c.best_s = c.at_s;
+    gather_against(f, &c);
+    for (int two = 0; two <= pairs && !memcmp(&c.best, &c.at, sizeof c.at); two++)
+      neighbours(f, &c, two);
+    moved = memcmp(&c.best, &c.at, sizeof c.at) != 0;
+    c.at = c.best;
+    c.at_s = c.best_s;
+  }
+  *r = c.at;
+  *s = c.at_s;
+  rc = 0;
+fail:
+  free(c.against);
+  free(c.consulted);
+  return rc;
+}
+
+/* How far the first pass's failures point at a profile: its departures from DeepInfer's rule
+ * that some failure's answer gives alone (a reading "axis=value"), less those none gives. */
+static int pointed_at(fitter *f, const sieve_rule *r) {
+  int n = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    int v = sieve_rule_get(r, a), named = 0;
+    char key[96];
+    snprintf(key, sizeof key, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, v));
+    for (size_t i = 0; v != 0 && (f->searched >> a & 1) && i < f->n && !named; i++)
+      named = in_list(f->cases[i].rules, key);
+    n += v == 0 || !(f->searched >> a & 1) ? 0 : named ? 1 : -1;
+  }
+  return n;
+}
+
+/* The profile the failures point at most, its axes outside the search as in base; 0 when none
+ * is pointed at (no start is then worth its cost). */
+static int best_start(fitter *f, const fit_start *starts, size_t n_starts, const sieve_rule *base,
+                      sieve_rule *out) {
+  int best = 0;
+  for (size_t i = 0; i < n_starts; i++) {
+    sieve_rule r = starts[i].rule;
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+      if (!(f->searched >> a & 1))
+        sieve_rule_set(&r, a, sieve_rule_get(base, a));
+    r.consulted = NULL;
+    int n = pointed_at(f, &r);
+    if (n > best)
+      best = n, *out = r;
+  }
+  return best > 0;
+}
+
+/* Climbs over the small cases from DeepInfer's rule and from the profile nearest the answers,
+ * then from the better of the two over all cases (the large rows cost the most to answer and
+ * seldom decide an axis alone), one axis at a time. */
+static int search(fitter *f, const fit_start *starts, size_t n_starts, const sieve_rule *base,
+                  fit_result *fit) {
+  sieve_rule best = *base, from_profile;
+  size_t best_s, s;
+  f->all = 0;
+  if (climb(f, &best, &best_s, 0) != 0)
+    return -1;
+  if (best_start(f, starts, n_starts, base, &from_profile)) {
+    if (climb(f, &from_profile, &s, 0) != 0)
+      return -1;
+    if (better(s, &from_profile, best_s, &best))
+      best = from_profile, best_s = s;
+  }
+  f->all = 1;
+  if (climb(f, &best, &best_s, 0) != 0)
+    return -1;
+  fit->rule = best;
+  fit->agreed = best_s;
+  return 0;
+}
+
+/* Two axes at a time where one does not gain (two departures that each alone explain nothing,
+ * such as >= with the highest tied ids), after the misreadings have taken what is theirs. */
+static int search_pairs(fitter *f, fit_result *fit) {
+  return climb(f, &fit->rule, &fit->agreed, 1);
+}
+
+/* ----------------------------------------------------------------------------- misreadings */
+
+/* Marks the cases whose first pass matched one of the misreadings `set` (",a,b,"). */
+static void set_misreadings(fitter *f, const char *set) {
+  snprintf(f->misreadings, sizeof f->misreadings, "%s", set);
+  for (size_t i = 0; i < f->n; i++) {
+    fit_case *fc = &f->cases[i];
+    fc->hit = 0;
+    for (const char *p = set + 1; *p && !fc->hit; p += strcspn(p, ",") + 1) {
+      char name[64];
+      snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+      fc->hit = in_list(fc->readings, name);
+    }
+  }
+}
+
+/* Whether the run's evidence supports a reading under the rule: among the cases the rule
+ * answers as DeepInfer does (where the reading's recorded answer applies), more failures give
+ * its answer than passing cases rule it out (their answer is DeepInfer's where the reading's is
+ * not). A passing case may pass for a reason of its own (a library's host rejecting a value
+ * first), so one does not outweigh many failures. */
+static int supported(fitter *f, const sieve_rule *rule, const char *name) {
+  long support = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    int gives = in_list(f->cases[i].readings, name), against = in_list(f->cases[i].separates, name);
+    const memo_entry *e = gives || against ? evaluate(f, &f->cases[i], rule) : NULL;
+    if (e && e->as_spec)
+      support += gives - against;
+  }
+  return support > 0;
+}
+
+/* How many failures of the first pass give a reading's answer. */
+static size_t failures_giving(const fitter *f, const char *name) {
+  size_t n = 0;
+  for (size_t i = 0; i < f->n; i++)
+    n += (size_t)in_list(f->cases[i].readings, name);
+  return n;
+}
+
+/* The readings some failure matched that are no axis value (the rule covers those) and not
+ * float32 arithmetic (a precision, not a reading), not yet taken, and supported against
+ * DeepInfer's rule (the one their answers are recorded against): the FIT_CANDIDATES that most
+ * failures give, into `out` (",a,b,"). */
+static void misreading_candidates(fitter *f, char *out, size_t len) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  char seen[FIT_CANDIDATES * 64 + 2] = ",";
+  snprintf(out, len, ",");
+  for (int k = 0; k < FIT_CANDIDATES; k++) {
+    char best[64] = "";
+    size_t best_n = 0;
+    for (size_t i = 0; i < f->n; i++)
+      for (const char *p = f->cases[i].readings + 1; *p; p += strcspn(p, ",") + 1) {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+        size_t n = name[0] && !in_list(f->axis_readings, name) &&
+                           strcmp(name, SIEVE_CAUSE_FLOAT32) != 0 && !in_list(seen, name) &&
+                           !in_list(f->misreadings, name)
+                       ? failures_giving(f, name)
+                       : 0;
+        if (n > best_n)
+          best_n = n, snprintf(best, sizeof best, "%s", name);
+      }
+    if (!best[0])
+      break;
+    size_t at = strlen(seen);
+    snprintf(seen + at, sizeof seen - at, "%s,", best);
+    at = strlen(out);
+    if (supported(f, &deepinfer, best))
+      snprintf(out + at, len - at, "%s,", best);
+  }
+}
+
+/* Adds, one at a time, the reading no engine chooses (a mutant's: fixtures/README.md,
+ * "Readings") that explains the most further failures, refitting the rule with it: a port
+ * with a bug of its own is told its bug, not an engine's choice that happens to cover some of
+ * its failures. Each must explain more cases than the fit without it. */
+static int add_misreadings(fitter *f, fit_result *fit) {
+  char candidates[FIT_CANDIDATES * 64 + 2], kept[sizeof f->misreadings];
+  set_misreadings(f, ",");
+  for (int round = 0; round < FIT_MISREADINGS_MAX; round++) {
+    sieve_rule best = fit->rule;
+    size_t best_s = fit->agreed;
+    char best_set[sizeof f->misreadings] = "";
+    snprintf(kept, sizeof kept, "%s", f->misreadings);
+    misreading_candidates(f, candidates, sizeof candidates);
+    for (const char *p = candidates + 1; *p; p += strcspn(p, ",") + 1) {
+      char set[sizeof f->misreadings + 80];
+      snprintf(set, sizeof set, "%s%.*s,", kept, (int)strcspn(p, ","), p);
+      if (strlen(set) >= sizeof f->misreadings)
+        continue;
+      set_misreadings(f, set);
+      sieve_rule r = fit->rule;
+      size_t s;
+      if (climb(f, &r, &s, 0) != 0)
+        return -1;
+      if (s > best_s || (s == best_s && best_set[0] && departures(&r) < departures(&best)))
+        best = r, best_s = s, snprintf(best_set, sizeof best_set, "%s", set);
+    }
+    set_misreadings(f, best_set[0] ? best_set : kept);
+    if (!best_set[0] || best_s <= fit->agreed)
+      break;
+    fit->rule = best;
+    fit->agreed = best_s;
+  }
+  return 0;
+}
+
+/* Drops each misreading the fit no longer needs (the pairs may explain its cases) or the
+ * evidence no longer supports under the final rule, and writes the rest into the result. */
+static void keep_needed_misreadings(fitter *f, fit_result *fit) {
+  char kept[sizeof f->misreadings];
+  snprintf(kept, sizeof kept, "%s", f->misreadings);
+  for (const char *p = kept + 1; *p; p += strcspn(p, ",") + 1) {
+    char without[sizeof f->misreadings], name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+    snprintf(without, sizeof without, "%s", f->misreadings);
+    char *at = strstr(without, name) - 1; /* ",name," is in it */
+    memmove(at, at + strlen(name) + 1, strlen(at + strlen(name) + 1) + 1);
+    set_misreadings(f, without);
+    if (score(f, &fit->rule) < fit->agreed && supported(f, &fit->rule, name))
+      set_misreadings(f, kept);
+    else
+      snprintf(kept, sizeof kept, "%s", f->misreadings);
+  }
+  set_misreadings(f, kept);
+  snprintf(fit->misreadings, sizeof fit->misreadings, "%.*s", kept[1] ? (int)strlen(kept) - 2 : 0,
+           kept + 1);
+}
+
+/* ----------------------------------------------------------------------------- what it says */
+
+static void append(char *out, size_t len, const char *sep, const char *text) {
+  size_t at = strlen(out);
+  if (at < len)
+    snprintf(out + at, len - at, "%s%s", at ? sep : "", text);
+}
+
+/* Whether case i, which the fit explains, is lost when axis a takes value v. */
+static int lost_at(fitter *f, size_t i, const fit_result *fit, int a, int v) {
+  sieve_rule c = fit->rule;
+  return sieve_rule_set(&c, a, v) == 0 && !explains(f, i, &c);
+}
+
+/* Whether value v of axis a explains as many weighed cases as the fitted value. The fit is a
+ * local best, so v ties only if it gains where the fit fails as much as it loses elsewhere; a
+ * value that gains nothing ties only if it loses nothing, which the first loss settles. */
+static int ties_fit(fitter *f, const fit_result *fit, const uint32_t *reads, int a, int v) {
+  size_t gains = 0;
+  sieve_rule c = fit->rule;
+  sieve_rule_set(&c, a, v);
+  for (size_t i = 0; i < f->n; i++)
+    gains +=
+        weighed(f, i) && (reads[i] >> a & 1) && !explains(f, i, &fit->rule) && explains(f, i, &c);
+  if (gains > 0)
+    return score(f, &c) == score(f, &fit->rule);
+  for (size_t i = 0; i < f->n; i++)
+    if (weighed(f, i) && (reads[i] >> a & 1) && explains(f, i, &fit->rule) && !explains(f, i, &c))
+      return 0;
+  return 1;
+}
+
+/* An axis over the weighed cases: the values that explain as many, and the first cases that
+ * decide it (the fit explains them and another value does not). */
+static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a) {
+  fit_axis *x = &fit->axes[a];
+  x->value = sieve_rule_get(&fit->rule, a);
+  x->candidates = 1u << x->value;
+  x->n_deciding = 0;
+  x->deciding[0] = '\0';
+  for (int v = 0; (f->searched >> a & 1) && v < sieve_axis_values(a); v++)
+    if (v != x->value && ties_fit(f, fit, reads, a, v))
+      x->candidates |= 1u << v;
+  for (size_t i = 0; (f->searched >> a & 1) && i < f->n && x->n_deciding < FIT_DECIDING; i++) {
+    int decides = 0;
+    for (int v = 0; weighed(f, i) && (reads[i] >> a & 1) && v < sieve_axis_values(a) && !decides;
+         v++)
+      decides = v != x->value && lost_at(f, i, fit, a, v);
+    if (decides && x->n_deciding++ < FIT_DECIDING)
+      append(x->deciding, sizeof x->deciding, ",", f->cases[i].result->id);
+  }
+}
+
+/* Each axis over the small cases, and over all where they leave it open. */
+static int describe_axes(fitter *f, fit_result *fit) {
+  uint32_t *reads = malloc((f->n + 1) * sizeof *reads); /* the axes each case's answer read */
+  if (!reads)
+    return -1;
+  for (size_t i = 0; i < f->n; i++) {
+    const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
+    reads[i] = e ? e->consulted : ~0u;
+  }
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    fit_axis *x = &fit->axes[a];
+    f->all = 0;
+    weigh_axis(f, fit, reads, a);
+    if (x->candidates != (1u << x->value) || x->n_deciding == 0) {
+      f->all = 1;
+      weigh_axis(f, fit, reads, a);
+    }
+    if (x->candidates != (1u << x->value))
+      x->value = -1;
+  }
+  f->all = 1;
+  free(reads);
+  return 0;
+}
+
+void fit_rule_text(const fit_result *fit, char *out, size_t len) {
+  out[0] = '\0';
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    int v = fit->axes[a].value;
+    if (v <= 0)
+      continue;
+    char one[96];
+    snprintf(one, sizeof one, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, v));
+    append(out, len, " + ", one);
+  }
+  if (!out[0])
+    snprintf(out, len, "deepinfer");
+}
+
+/* The departures of the fit a failure needs: each one whose undoing loses the agreement. */
+static void explanation(fitter *f, size_t i, const fit_result *fit, char *out, size_t len) {
+  const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
+  out[0] = '\0';
+  for (int pass = 0; pass < 2 && !out[0]; pass++)
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+      int v = sieve_rule_get(&fit->rule, a);
+      sieve_rule c = fit->rule;
+      sieve_rule_set(&c, a, 0);
+      if (v == 0 || !e || !(e->consulted >> a & 1) || (pass == 0 && agrees(f, i, &c)))
+        continue;
+      char one[96];
+      snprintf(one, sizeof one, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, v));
+      append(out, len, " + ", one);
+    }
+}
+
+/* What differs between the implementation's answer and the rule's, in a few words. */
+static void difference(fit_case *fc, const cJSON *r, char *out, size_t len) {
+  const cJSON *r_rows = cJSON_GetObjectItemCaseSensitive(r, "rows");
+  const cJSON *h_rows = cJSON_GetObjectItemCaseSensitive(have(fc), "rows");
+  const cJSON *re = cJSON_GetObjectItemCaseSensitive(r, "error");
+  const cJSON *he = cJSON_GetObjectItemCaseSensitive(have(fc), "error");
+  const cJSON *rr = cJSON_GetArrayItem(r_rows, 0), *hr = cJSON_GetArrayItem(h_rows, 0);
+  re = re ? re : cJSON_GetObjectItemCaseSensitive(rr, "error");
+  he = he ? he : cJSON_GetObjectItemCaseSensitive(hr, "error");
+  const char *hk = sieve_case_str(he, "kind"), *hf = sieve_case_str(he, "field");
+  if (he && !re)
+    snprintf(out, len, "an error (%s, field '%s') where the rule answers", hk, hf);
+  else if (re && !he)
+    snprintf(out, len, "an answer where the rule's is an error (%s, field '%s')",
+             sieve_case_str(re, "kind"), sieve_case_str(re, "field"));
+  else if (re)
+    snprintf(out, len, "an error (%s, field '%s') where the rule's is (%s, field '%s')", hk, hf,
+             sieve_case_str(re, "kind"), sieve_case_str(re, "field"));
+  else {
+    const cJSON *rl = cJSON_GetObjectItemCaseSensitive(rr, "logprobs");
+    const cJSON *hl = cJSON_GetObjectItemCaseSensitive(hr, "logprobs");
+    int r_kept = 0, h_kept = 0, other = 0;
+    for (const cJSON *x = rl ? rl->child : NULL, *y = hl ? hl->child : NULL; x && y;
+         x = x->next, y = y->next) {
+      r_kept += !cJSON_IsNull(x);
+      h_kept += !cJSON_IsNull(y);
+      other |= cJSON_IsNull(x) != cJSON_IsNull(y);
+    }
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(rr, "token");
+    const cJSON *ht = cJSON_GetObjectItemCaseSensitive(hr, "token");
+    if (other)
+      snprintf(out, len, "%s tokens than the rule keeps",
+               h_kept > r_kept   ? "keeps more"
+               : h_kept < r_kept ? "keeps fewer"
+                                 : "keeps as many but other");
+    else if (cJSON_IsNumber(rt) && cJSON_IsNumber(ht) && rt->valuedouble != ht->valuedouble)
+      snprintf(out, len, "draws another token than the rule");
+    else
+      snprintf(out, len, "values outside the bounds of the rule's");
+  }
+}
+
+/* "top_p = 1" when every case of a group gives a parameter the same value, "" otherwise. */
+static void shared_params(fitter *f, const size_t *members, size_t n, char *out, size_t len) {
+  static const char *const names[] = {"temperature", "top_p", "top_k"};
+  out[0] = '\0';
+  for (size_t k = 0; k < 3; k++) {
+    const cJSON *first = NULL;
+    int same = 1;
+    for (size_t m = 0; same && m < n; m++) {
+      const cJSON *req = f->cases[members[m]].request;
+      const cJSON *rows = cJSON_GetObjectItemCaseSensitive(req, "rows");
+      const cJSON *params =
+          cJSON_GetObjectItemCaseSensitive(rows ? cJSON_GetArrayItem(rows, 0) : req, "params");
+      if (!params)
+        params = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(req, "target"),
+                                                  "params");
+      const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, names[k]);
+      same = v && (!first || cJSON_Compare(v, first, 1));
+      first = first ? first : v;
+    }
+    if (same && first) {
+      char *text = cJSON_PrintUnformatted(first);
+      char one[96];
+      snprintf(one, sizeof one, "%s = %s", names[k], text ? text : "?");
+      free(text);
+      append(out, len, ", ", one);
+    }
+  }
+}
+
+typedef struct residual {
+  size_t index;
+  char key[200]; /* op and difference */
+} residual;
+
+static int by_key(const void *a, const void *b) {
+  return strcmp(((const residual *)a)->key, ((const residual *)b)->key);
+}
+
+static int by_count(const void *a, const void *b) {
+  const fit_group *x = a, *y = b;
+  return (y->count > x->count) - (y->count < x->count);
+}
+
+/* The failures the fit leaves, grouped by op and what differs, largest groups first. */
+static int group_residual(fitter *f, fit_result *fit, const residual *res, size_t n) {
+  size_t *members = malloc((n + 1) * sizeof *members);
+  fit_group all[FIT_GROUPS_MAX * 4];
+  size_t n_all = 0;
+  if (!members)
+    return -1;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && !strcmp(res[j].key, res[i].key))
+      members[j - i] = res[j].index, j++;
+    if (n_all < sizeof all / sizeof all[0]) {
+      fit_group *g = &all[n_all++];
+      char shared[160];
+      shared_params(f, members, j - i, shared, sizeof shared);
+      snprintf(g->description, sizeof g->description, "%s%s%s", res[i].key,
+               shared[0] ? "; every one with " : "", shared);
+      g->count = j - i;
+      g->cases[0] = '\0';
+      for (size_t m = 0; m < j - i && m < 6; m++)
+        append(g->cases, sizeof g->cases, ",", f->cases[members[m]].result->id);
+    } else
+      fit->grouped_rest += j - i;
+    i = j;
+  }
+  qsort(all, n_all, sizeof all[0], by_count);
+  for (size_t g = 0; g < n_all; g++)
+    if (g < FIT_GROUPS_MAX)
+      fit->groups[fit->n_groups++] = all[g];
+    else
+      fit->grouped_rest += all[g].count;
+  free(members);
+  return 0;
+}
+
+/* A failure the fit leaves: its difference from the fitted rule's answer, and the readings of
+ * the case, only where the fitted rule answers it as DeepInfer does (the readings' answers are
+ * DeepInfer's with one change) and no passing case of the same kind rules them out. */
+static void residual_detail(fitter *f, size_t i, const fit_result *fit, const char *excluded,
+                            const char *why, residual *out) {
+  fit_case *fc = &f->cases[i];
+  case_result *c = fc->result;
+  const memo_entry *e = evaluate(f, fc, &fit->rule);
+  answer_under(f, fc, &fit->rule);
+  cJSON *r = cJSON_Parse(f->buf.data);
+  char diff[160] = "", found[240];
+  if (r)
+    difference(fc, r, diff, sizeof diff);
+  cJSON_Delete(r);
+  out->index = i;
+  snprintf(out->key, sizeof out->key, "%s: %s",
+           sieve_case_str(cJSON_GetObjectItemCaseSensitive(c->fixture, "request"), "op"), diff);
+  if (e && e->as_spec) {
+    sieve_case_detail(c->fixture, have(fc), f->precision, why, excluded, c->detail,
+                      sizeof c->detail, c->causes, sizeof c->causes);
+    if (c->causes[0]) { /* the readings it gives are what the group shares */
+      size_t at = strlen(out->key);
+      if (strcmp(c->causes, SIEVE_CAUSE_FLOAT32) == 0)
+        snprintf(out->key + at, sizeof out->key - at, "; within the float32 bounds");
+      else
+        snprintf(out->key + at, sizeof out->key - at, "; the answer of [%s]", c->causes);
+    }
+    return;
+  }
+  c->causes[0] = '\0';
+  snprintf(found, sizeof found, "no known choice explains this (%s)", diff);
+  sieve_case_detail_found(c->fixture, have(fc), found, why, c->detail, sizeof c->detail);
+}
+
+/* Every profile within one determined axis of the nearest. */
+static void nearest_profiles(fit_result *fit, const fit_start *starts, size_t n_starts) {
+  int best = SIEVE_AXIS_COUNT;
+  int dist[64];
+  for (size_t i = 0; i < n_starts && i < 64; i++) {
+    dist[i] = 0;
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+      dist[i] +=
+          fit->axes[a].value >= 0 && sieve_rule_get(&starts[i].rule, a) != fit->axes[a].value;
+    best = dist[i] < best ? dist[i] : best;
+  }
+  for (int d = best; d <= best + 1; d++)
+    for (size_t i = 0; i < n_starts && i < 64 && fit->n_nearest < FIT_NEAREST_MAX; i++) {
+      if (dist[i] != d)
+        continue;
+      fit_nearest *n = &fit->nearest[fit->n_nearest++];
+      n->name = starts[i].name;
+      n->rule = starts[i].rule;
+      n->distance = d;
+    }
+}
+
+/* The readings the run's evidence does not support under the fit, ",a,b,"; a passing case
+ * rules a reading out only where the fitted rule answers it as DeepInfer does. */
+static char *unsupported(fitter *f, const fit_result *fit) {
+  size_t cap = 2;
+  for (size_t i = 0; i < f->n; i++)
+    cap += strlen(f->cases[i].readings) + strlen(f->cases[i].separates);
+  char *out = malloc(cap);
+  if (!out)
+    return NULL;
+  strcpy(out, ",");
+  for (size_t i = 0; i < f->n; i++) {
+    case_result *r = f->cases[i].result;
+    const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
+    if (r->alone == OUTCOME_PASS && e && !e->as_spec)
+      r->ruled_out[0] = '\0';
+    for (const char *lists[] = {f->cases[i].readings, f->cases[i].separates, NULL}, **l = lists; *l;
+         l++)
+      for (const char *p = *l + 1; *p; p += strcspn(p, ",") + 1) {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+        if (name[0] && !in_list(out, name) && !supported(f, &fit->rule, name))
+          strcat(strcat(out, name), ",");
+      }
+  }
+  return out;
+}
+
+/* The fit's misreadings whose answer case i gave, "a,b". */
+static void misreading_of(fitter *f, size_t i, char *out, size_t len) {
+  out[0] = '\0';
+  for (const char *p = f->misreadings + 1; *p; p += strcspn(p, ",") + 1) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+    if (in_list(f->cases[i].readings, name))
+      append(out, len, ",", name);
+  }
+}
+
+/* The hint of a case's reading called `name` (the first of a list), "" when it has none. */
+static const char *reading_hint(const cJSON *c, const char *names) {
+  const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
+  size_t n = strcspn(names, ",");
+  for (const cJSON *r = readings ? readings->child : NULL; r; r = r->next) {
+    const char *name = sieve_case_str(r, "name");
+    if (strlen(name) == n && !strncmp(name, names, n))
+      return sieve_case_str(r, "hint");
+  }
+  return "";
+}
+
+/* Each failure of the first pass: explained by the fit's departures or its misreadings, or left
+ * to the residual. */
+static int rewrite_cases(fitter *f, fit_result *fit, residual *res, size_t *n_res) {
+  char *excluded = unsupported(f, fit);
+  if (!excluded)
+    return -1;
+  for (size_t i = 0; i < f->n; i++) {
+    case_result *r = f->cases[i].result;
+    if (r->alone == OUTCOME_PASS)
+      continue;
+    const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
+    const char *why = r->why;
+    char found[600];
+    fit->failures++;
+    if (e && e->agrees) {
+      fit->explained++;
+      explanation(f, i, fit, r->explained_by, sizeof r->explained_by);
+      snprintf(r->causes, sizeof r->causes, "%s", r->explained_by);
+      for (char *plus; (plus = strstr(r->causes, " + ")) != NULL;) /* a list of names */
+        memmove(plus + 1, plus + 3, strlen(plus + 3) + 1), *plus = ',';
+      snprintf(found, sizeof found, "explained by the fitted rule: %s", r->explained_by);
+      sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
+                              sizeof r->detail);
+    } else if (entry_explains(&f->cases[i], e)) {
+      fit->explained++;
+      misreading_of(f, i, r->causes, sizeof r->causes);
+      snprintf(r->explained_by, sizeof r->explained_by, "%s", r->causes);
+      snprintf(found, sizeof found, "explained by the misreading%s [%s]: %s",
+               strchr(r->causes, ',') ? "s" : "", r->causes, reading_hint(r->fixture, r->causes));
+      sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
+                              sizeof r->detail);
+    } else
+      residual_detail(f, i, fit, excluded, why, &res[(*n_res)++]);
+  }
+  free(excluded);
+  return 0;
+}
+
+/* ----------------------------------------------------------------------------- the run */
+
+/* ",axis=value,..." of the readings named in `names` (",a,b,") that are axis values. */
+static char *rules_of(const cJSON *c, const char *names) {
+  const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
+  size_t cap = 2;
+  for (const cJSON *r = readings ? readings->child : NULL; r; r = r->next)
+    cap += strlen(sieve_case_str(r, "rule")) + 1;
+  char *out = malloc(cap);
+  if (out)
+    strcpy(out, ",");
+  for (const cJSON *r = readings ? readings->child : NULL; out && names && r; r = r->next)
+    if (*sieve_case_str(r, "rule") && in_list(names, sieve_case_str(r, "name")))
+      strcat(strcat(out, sieve_case_str(r, "rule")), ",");
+  return out;
+}
+
+/* Appends to f->axis_readings the names of a case's readings that are axis values. */
+static int note_axis_readings(fitter *f, const cJSON *c) {
+  const cJSON *readings = cJSON_GetObjectItemCaseSensitive(c, "readings");
+  for (const cJSON *r = readings ? readings->child : NULL; r; r = r->next) {
+    const char *name = sieve_case_str(r, "name");
+    if (!*sieve_case_str(r, "rule") || in_list(f->axis_readings, name))
+      continue;
+    size_t n = strlen(f->axis_readings);
+    char *grown = realloc(f->axis_readings, n + strlen(name) + 2);
+    if (!grown)
+      return -1;
+    f->axis_readings = grown;
+    snprintf(grown + n, strlen(name) + 2, "%s,", name);
+  }
+  return 0;
+}
+
+static int load_cases(fitter *f, run_report *report) {
+  f->cases = calloc(report->n_cases + 1, sizeof *f->cases);
+  f->axis_readings = strdup(",");
+  if (!f->cases || !f->axis_readings)
+    return -1;
+  for (size_t i = 0; i < report->n_cases; i++) {
+    case_result *r = &report->cases[i];
+    if (!r->fixture || !r->answer ||
+        (r->alone != OUTCOME_PASS && r->alone != OUTCOME_FAIL && r->alone != OUTCOME_ERROR))
+      continue;
+    char err[8];
+    fit_case *fc = &f->cases[f->n];
+    fc->result = r;
+    fc->request = sieve_case_request_compact(r->fixture, err, sizeof err);
+    if (!fc->request)
+      continue;
+    fc->large = sieve_recipe_size(fc->request) >= FIT_LARGE_ROWS;
+    /* DeepInfer's answer is the one the first pass judged (its fast path says which axes the
+     * spec path would read). */
+    static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+    uint32_t consulted = answer_under(f, fc, &deepinfer);
+    fc->spec = f->buf.failed ? NULL : strdup(f->buf.data);
+    fc->readings = listed(r->alone == OUTCOME_PASS ? "" : r->causes);
+    fc->separates = listed(r->alone == OUTCOME_PASS ? r->ruled_out : "");
+    fc->rules = rules_of(r->fixture, fc->readings);
+    if (note_axis_readings(f, r->fixture) != 0)
+      return -1;
+    f->n++;
+    if (!fc->spec || !fc->readings || !fc->separates || !fc->rules ||
+        !memo_add(fc, &deepinfer, consulted, r->alone == OUTCOME_PASS, 1))
+      return -1;
+  }
+  return 0;
+}
+
+static void free_cases(fitter *f) {
+  for (size_t i = 0; i < f->n; i++) {
+    cJSON_Delete(f->cases[i].request);
+    cJSON_Delete(f->cases[i].have);
+    free(f->cases[i].spec);
+    free(f->cases[i].memo);
+    free(f->cases[i].readings);
+    free(f->cases[i].separates);
+    free(f->cases[i].rules);
+  }
+  free(f->cases);
+  free(f->axis_readings);
+  jbuf_free(&f->buf);
+}
+
+int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
+  fitter f = {.precision = report->precision, .searched = (1u << SIEVE_AXIS_COUNT) - 1};
+  fit_result *fit = &report->fit;
+  sieve_rule base = SIEVE_RULE_DEEPINFER;
+  residual *res = NULL;
+  int rc = -1;
+  memset(fit, 0, sizeof *fit);
+  if (report->own_rng) { /* the draw is the implementation's own: hello says so */
+    base.draw = SIEVE_DRAW_OWN;
+    f.searched &= ~(1u << SIEVE_AXIS_DRAW);
+    fit->axes[SIEVE_AXIS_DRAW].from_hello = 1;
+  }
+  if (load_cases(&f, report) != 0)
+    goto fail;
+  rc = 0;
+  if (f.n == 0)
+    goto fail;
+  rc = -1;
+  if (search(&f, starts, n_starts, &base, fit) != 0 || add_misreadings(&f, fit) != 0 ||
+      search_pairs(&f, fit) != 0)
+    goto fail;
+  keep_needed_misreadings(&f, fit);
+  if (describe_axes(&f, fit) != 0)
+    goto fail;
+  nearest_profiles(fit, starts, n_starts);
+  res = malloc((f.n + 1) * sizeof *res);
+  size_t n_res = 0;
+  rc = -1;
+  if (!res)
+    goto fail;
+  if (rewrite_cases(&f, fit, res, &n_res) != 0)
+    goto fail;
+  qsort(res, n_res, sizeof *res, by_key);
+  rc = group_residual(&f, fit, res, n_res);
+  fit->considered = f.n;
+  fit->evaluations = f.evaluations;
+  fit->made = rc == 0;
+fail:
+  free(res);
+  free_cases(&f);
+  return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * The fit: the rule an implementation follows. Every axis value of oracle/sieve.h has an oracle
+ * variant, so the oracle answers each case under any combination of them, in this process.
+ * The fit searches the combinations for the one whose answers agree with the implementation's
+ * on the most cases, then says, axis by axis, which cases decide each value, which failures
+ * the rule explains and what is left (fixtures/README.md, "Diagnosis").
+ */
+#ifndef SIEVE_FIT_H
+#define SIEVE_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sieve.h"
+
+/* A rule the search starts from and the report measures the fit against: a profile. */
+typedef struct fit_start {
+  const char *name;
+  sieve_rule rule;
+} fit_start;
+
+#define FIT_GROUPS_MAX 12
+#define FIT_NEAREST_MAX 8
+#define FIT_DECIDING 4        /* the cases named as deciding an axis */
+#define FIT_MISREADINGS_MAX 3 /* readings no engine chooses that the fit may add */
+
+typedef struct fit_axis {
+  int value;           /* the fitted value, or -1 when no case separates the candidates */
+  uint32_t candidates; /* bit v: value v explains as many cases as the fitted one */
+  int from_hello;      /* draw: set by hello ("rng": "own"), not by cases */
+  size_t n_deciding;   /* cases found that the fitted value explains and another does not, */
+  char deciding[200];  /* at most FIT_DECIDING, and their ids, comma-separated */
+} fit_axis;
+
+/* Failures the fitted rule does not explain that share what differs and the parameters. */
+typedef struct fit_group {
+  char description[300];
+  size_t count;
+  char cases[300]; /* the first ids, comma-separated */
+} fit_group;
+
+typedef struct fit_nearest {
+  const char *name;
+  sieve_rule rule;
+  int distance; /* determined axes on which the profile differs from the fit */
+} fit_nearest;
+
+typedef struct fit_result {
+  int made;        /* 0: no case answered, no fit */
+  sieve_rule rule; /* the fit; undetermined axes keep DeepInfer's value */
+  char misreadings[FIT_MISREADINGS_MAX * 48]; /* readings added to it, comma-separated */
+  fit_axis axes[SIEVE_AXIS_COUNT];
+  size_t considered; /* cases whose answer the fit weighed */
+  size_t agreed;     /* of those, the answers the fitted rule gives */
+  size_t failures;   /* failed and error cases among them */
+  size_t explained;  /* failures whose answer is the fitted rule's */
+  fit_group groups[FIT_GROUPS_MAX];
+  size_t n_groups;
+  size_t grouped_rest; /* unexplained failures past the last group */
+  fit_nearest nearest[FIT_NEAREST_MAX];
+  size_t n_nearest;
+  size_t evaluations; /* oracle answers computed (the rest were reused) */
+} fit_result;
+
+/* The departures of a fitted rule from DeepInfer's, "boundary=ge + topp_ties=highest", or
+ * "deepinfer"; undetermined axes are left out. */
+void fit_rule_text(const fit_result *fit, char *out, size_t len);
+
+struct run_report;
+struct sieve_fixtures;
+/* Fits the rule of a run's answers, fills report->fit, and rewrites each failure's cause: a
+ * failure the fit explains names its departures; another names a reading only when the fitted
+ * rule answers that case as DeepInfer does. 0, or -1 when out of memory. */
+int sieve_fit(struct run_report *report, const fit_start *starts, size_t n_starts);
+
+#endif /* SIEVE_FIT_H */
