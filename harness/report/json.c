@@ -48,6 +48,18 @@ static void json_diagnosis(jbuf *b, const fit_result *f) {
     json_list(b, x->deciding, ",");
     jbuf_key(b, "from_hello", 1);
     jbuf_raw(b, x->from_hello ? "true" : "false");
+    if (x->alternative[0]) {
+      jbuf_key(b, "or_reading", 1);
+      jbuf_str(b, x->alternative);
+    }
+    jbuf_key(b, "fits", 1);
+    jbuf_raw(b, x->unfit ? "false" : "true");
+    if (x->unfit) {
+      jbuf_key(b, "nearest", 1);
+      json_axis_value(b, a, x->nearest);
+      jbuf_key(b, "unexplained", 1);
+      json_list(b, x->unfit_cases, ",");
+    }
     jbuf_char(b, '}');
   }
   jbuf_raw(b, "},\"misreadings\":");

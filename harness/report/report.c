@@ -128,6 +128,10 @@ void report_cause_lines(const run_report *r, FILE *out, int markdown) {
 }
 
 void report_axis_value(const fit_axis *x, int axis, char *out, size_t len) {
+  if (x->unfit) {
+    snprintf(out, len, "no value fits (nearest %s)", sieve_axis_value_name(axis, x->nearest));
+    return;
+  }
   if (x->value >= 0) {
     snprintf(out, len, "%s%s", sieve_axis_value_name(axis, x->value),
              x->from_hello ? " (hello)" : "");
@@ -138,6 +142,8 @@ void report_axis_value(const fit_axis *x, int axis, char *out, size_t len) {
     if (x->candidates >> v & 1)
       at += (size_t)snprintf(out + at, len - at, "%s%s", k++ ? ", " : "",
                              sieve_axis_value_name(axis, v));
+  if (at < len && x->alternative[0])
+    at += (size_t)snprintf(out + at, len - at, "; or [%s]", x->alternative);
   if (at < len)
     snprintf(out + at, len - at, ")");
 }
@@ -149,12 +155,15 @@ static void diagnosis_axes(const fit_result *f, FILE *out, int markdown) {
     const fit_axis *x = &f->axes[a];
     char value[160];
     report_axis_value(x, a, value, sizeof value);
-    const char *by = x->n_deciding ? "decided by " : "no case separates its values";
+    const char *by = x->unfit        ? "unexplained failures turn on it: "
+                     : x->n_deciding ? "decided by "
+                                     : "no case separates its values";
+    const char *cases = x->unfit ? x->unfit_cases : x->deciding;
     if (markdown)
-      fprintf(out, "| `%s` | %s | %s%s |\n", sieve_axis_name(a), value, x->n_deciding ? "" : by,
-              x->deciding);
+      fprintf(out, "| `%s` | %s | %s%s |\n", sieve_axis_name(a), value,
+              x->n_deciding && !x->unfit ? "" : by, cases);
     else
-      fprintf(out, "  %-20s %-30s %s%s\n", sieve_axis_name(a), value, by, x->deciding);
+      fprintf(out, "  %-20s %-30s %s%s\n", sieve_axis_name(a), value, by, cases);
   }
 }
 

@@ -1,11 +1,13 @@
 /*
- * The fit (fit.h). A case agrees with a rule when the implementation's answer is the answer the
- * oracle gives under that rule: judged by the fixture itself where the rule answers as
- * DeepInfer does, and otherwise by the case's own matchers with the rule's values put in
- * (tolerances, precision and error fields as the fixture states them). The oracle records the
- * axes an answer read (sieve_rule.consulted), so an answer is computed once for every rule
- * that agrees on those axes. The search climbs from DeepInfer's rule and from each profile,
- * one axis at a time, then two at a time where no single change gains.
+ * The fit (fit.h; harness/run/README.md, "The fit"). A case agrees with a rule when the
+ * implementation's answer is the answer the oracle gives under that rule: judged by the fixture
+ * itself where the rule answers as DeepInfer does, by the fixture's recorded reading where the
+ * rule departs on one axis the answer read, and otherwise by the case's own matchers with the
+ * rule's values put in (tolerances, precision and error fields as the fixture states them). The
+ * oracle records the axes an answer read (sieve_rule.consulted), so an answer is computed once
+ * for every rule that agrees on those axes. The search climbs one axis value at a time from
+ * DeepInfer's rule and from the profile the failures point at, adds the misreadings a port's
+ * own bugs need, then climbs two axes at a time where one alone gains nothing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fit.h"
@@ -32,7 +34,9 @@ typedef struct memo_entry {
   uint32_t consulted;
   int values[SIEVE_AXIS_COUNT];
   signed char agrees;
-  signed char as_spec; /* the rule answers this case as DeepInfer does */
+  signed char as_spec;  /* the rule answers this case as DeepInfer does */
+  signed char is_error; /* the answer is an error, or has a row that is */
+  uint64_t answer;      /* a hash of the answer's text, to tell answers apart */
 } memo_entry;
 
 typedef struct fit_case {
@@ -277,8 +281,21 @@ static const memo_entry *memo_find(const fit_case *fc, const sieve_rule *rule) {
   return NULL;
 }
 
-static const memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consulted,
-                                  int agrees, int as_spec) {
+/* A hash of an answer's text, and whether it holds an error. */
+static uint64_t text_hash(const char *text) {
+  uint64_t h = 0;
+  for (const char *p = text; *p; p++)
+    h = sieve_mix64(h ^ (unsigned char)*p);
+  return h;
+}
+
+static void note_answer(memo_entry *e, const char *text) {
+  e->answer = text_hash(text);
+  e->is_error = strstr(text, "\"error\"") != NULL;
+}
+
+static memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consulted, int agrees,
+                            int as_spec) {
   if (fc->n_memo == fc->cap_memo) {
     size_t cap = fc->cap_memo ? 2 * fc->cap_memo : 8;
     memo_entry *m = realloc(fc->memo, cap * sizeof *m);
@@ -293,14 +310,30 @@ static const memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t
     e->values[a] = sieve_rule_get(rule, a);
   e->agrees = (signed char)agrees;
   e->as_spec = (signed char)as_spec;
+  e->is_error = 0;
+  e->answer = 0;
   return e;
 }
 
 /* The memo entry of a case under a rule, computed when no earlier answer covers it; NULL when
  * out of memory. */
+/* A large case's answer under DeepInfer's rule, computed when another rule first needs it: the
+ * entry loaded for it claimed every axis (memo entry 0), and now claims those the answer read. */
+static int spec_answer(fitter *f, fit_case *fc) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  uint32_t consulted = answer_under(f, fc, &deepinfer);
+  if (f->buf.failed || !(fc->spec = strdup(f->buf.data)))
+    return -1;
+  fc->memo[0].consulted = consulted;
+  note_answer(&fc->memo[0], fc->spec);
+  return 0;
+}
+
 static const memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
   const memo_entry *e = memo_find(fc, rule);
   if (e)
+    return e;
+  if (!fc->spec && (spec_answer(f, fc) != 0 || (e = memo_find(fc, rule)) != NULL))
     return e;
   uint32_t consulted = answer_under(f, fc, rule);
   if (f->buf.failed)
@@ -310,7 +343,10 @@ static const memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rul
                        : strcmp(f->buf.data, fc->result->answer) == 0 ||
                              recorded_reading(fc, rule, consulted) ||
                              agrees_with(fc, f->buf.data, f->precision);
-  return memo_add(fc, rule, consulted, agrees, as_spec);
+  memo_entry *added = memo_add(fc, rule, consulted, agrees, as_spec);
+  if (added)
+    note_answer(added, f->buf.data);
+  return added;
 }
 
 static int agrees(fitter *f, size_t i, const sieve_rule *rule) {
@@ -717,6 +753,35 @@ static int describe_axes(fitter *f, fit_result *fit) {
   return 0;
 }
 
+/* A departure a reading no engine chooses explains as well: DeepInfer's value on the axis with
+ * that reading added gives as many answers. The evidence does not tell them apart, so the axis
+ * is undetermined and the reading named beside it (a real engine's choice sieve has no axis
+ * value for can look like either). */
+static void misreading_alternatives(fitter *f, fit_result *fit) {
+  char candidates[FIT_CANDIDATES * 64 + 2], kept[sizeof f->misreadings];
+  snprintf(kept, sizeof kept, "%s", f->misreadings);
+  misreading_candidates(f, candidates, sizeof candidates);
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    fit_axis *x = &fit->axes[a];
+    sieve_rule spec_value = fit->rule;
+    if (x->value <= 0 || x->from_hello || sieve_rule_set(&spec_value, a, 0) != 0)
+      continue;
+    for (const char *p = candidates + 1; *p && !x->alternative[0]; p += strcspn(p, ",") + 1) {
+      char set[sizeof f->misreadings + 80];
+      snprintf(set, sizeof set, "%s%.*s,", kept, (int)strcspn(p, ","), p);
+      if (strlen(set) >= sizeof f->misreadings)
+        continue;
+      set_misreadings(f, set);
+      if (score(f, &spec_value) >= fit->agreed) {
+        snprintf(x->alternative, sizeof x->alternative, "%.*s", (int)strcspn(p, ","), p);
+        x->candidates |= 1u;
+        x->value = -1;
+      }
+    }
+  }
+  set_misreadings(f, kept);
+}
+
 void fit_rule_text(const fit_result *fit, char *out, size_t len) {
   out[0] = '\0';
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
@@ -902,6 +967,48 @@ static void residual_detail(fitter *f, size_t i, const fit_result *fit, const ch
   sieve_case_detail_found(c->fixture, have(fc), found, why, c->detail, sizeof c->detail);
 }
 
+/* Whether an unexplained failure turns on axis a: another value of it changes the oracle's
+ * answer there, into an error or out of one where the implementation answered an error. Then
+ * the value the search kept is no more than the nearest: the implementation follows no value
+ * of the axis on every case (a choice sieve has no value for, or a departure elsewhere). */
+static int turns_on(fitter *f, size_t i, const fit_result *fit, int a) {
+  fit_case *fc = &f->cases[i];
+  const memo_entry *at = evaluate(f, fc, &fit->rule);
+  const cJSON *h = have(fc), *rows = cJSON_GetObjectItemCaseSensitive(h, "rows");
+  const int impl_error = cJSON_GetObjectItemCaseSensitive(h, "error") ||
+                         cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "error");
+  if (!at || !(at->consulted >> a & 1))
+    return 0;
+  const uint64_t answer = at->answer;
+  const int at_error = at->is_error;
+  for (int v = 0; v < sieve_axis_values(a); v++) {
+    sieve_rule other = fit->rule;
+    if (v == sieve_rule_get(&fit->rule, a) || sieve_rule_set(&other, a, v) != 0)
+      continue;
+    const memo_entry *e = evaluate(f, fc, &other);
+    if (e && e->answer != answer && (!impl_error || e->is_error != at_error))
+      return 1;
+  }
+  return 0;
+}
+
+/* Marks the axes no value of which fits every case (turns_on), with the first such failures. */
+static void mark_unfit(fitter *f, fit_result *fit, const residual *res, size_t n_res) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    fit_axis *x = &fit->axes[a];
+    for (size_t k = 0; x->value >= 0 && !x->from_hello && k < n_res; k++) {
+      if (!turns_on(f, res[k].index, fit, a))
+        continue;
+      if (!x->unfit++)
+        x->nearest = x->value;
+      if (x->unfit <= FIT_DECIDING)
+        append(x->unfit_cases, sizeof x->unfit_cases, ",", f->cases[res[k].index].result->id);
+    }
+    if (x->unfit)
+      x->value = -1;
+  }
+}
+
 /* Every profile within one determined axis of the nearest. */
 static void nearest_profiles(fit_result *fit, const fit_start *starts, size_t n_starts) {
   int best = SIEVE_AXIS_COUNT;
@@ -951,6 +1058,19 @@ static char *unsupported(fitter *f, const fit_result *fit) {
   return out;
 }
 
+/* ", or by the reading [r] ..." for the first departure of `departures` ("axis=value + ...") that a
+ * reading explains as well (misreading_alternatives); "" when none does. */
+static void alternatives_of(const fit_result *fit, const char *departures, char *out, size_t len) {
+  out[0] = '\0';
+  for (int a = 0; a < SIEVE_AXIS_COUNT && !out[0]; a++) {
+    char key[64];
+    snprintf(key, sizeof key, "%s=", sieve_axis_name(a));
+    if (fit->axes[a].alternative[0] && strstr(departures, key))
+      snprintf(out, len, ", or by the reading [%s] with DeepInfer's %s", fit->axes[a].alternative,
+               sieve_axis_name(a));
+  }
+}
+
 /* The fit's misreadings whose answer case i gave, "a,b". */
 static void misreading_of(fitter *f, size_t i, char *out, size_t len) {
   out[0] = '\0';
@@ -994,7 +1114,10 @@ static int rewrite_cases(fitter *f, fit_result *fit, residual *res, size_t *n_re
       snprintf(r->causes, sizeof r->causes, "%s", r->explained_by);
       for (char *plus; (plus = strstr(r->causes, " + ")) != NULL;) /* a list of names */
         memmove(plus + 1, plus + 3, strlen(plus + 3) + 1), *plus = ',';
-      snprintf(found, sizeof found, "explained by the fitted rule: %s", r->explained_by);
+      char or_reading[128];
+      alternatives_of(fit, r->explained_by, or_reading, sizeof or_reading);
+      snprintf(found, sizeof found, "explained by the fitted rule: %s%s", r->explained_by,
+               or_reading);
       sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
                               sizeof r->detail);
     } else if (entry_explains(&f->cases[i], e)) {
@@ -1064,19 +1187,26 @@ static int load_cases(fitter *f, run_report *report) {
       continue;
     fc->large = sieve_recipe_size(fc->request) >= FIT_LARGE_ROWS;
     /* DeepInfer's answer is the one the first pass judged (its fast path says which axes the
-     * spec path would read). */
+     * spec path would read). A large row's is written only once another rule needs it: until
+     * then its entry claims every axis. */
     static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
-    uint32_t consulted = answer_under(f, fc, &deepinfer);
-    fc->spec = f->buf.failed ? NULL : strdup(f->buf.data);
+    uint32_t consulted = ~0u;
+    if (!fc->large) {
+      consulted = answer_under(f, fc, &deepinfer);
+      fc->spec = f->buf.failed ? NULL : strdup(f->buf.data);
+    }
     fc->readings = listed(r->alone == OUTCOME_PASS ? "" : r->causes);
     fc->separates = listed(r->alone == OUTCOME_PASS ? r->ruled_out : "");
     fc->rules = rules_of(r->fixture, fc->readings);
     if (note_axis_readings(f, r->fixture) != 0)
       return -1;
     f->n++;
-    if (!fc->spec || !fc->readings || !fc->separates || !fc->rules ||
-        !memo_add(fc, &deepinfer, consulted, r->alone == OUTCOME_PASS, 1))
+    memo_entry *e = NULL;
+    if ((!fc->large && !fc->spec) || !fc->readings || !fc->separates || !fc->rules ||
+        !(e = memo_add(fc, &deepinfer, consulted, r->alone == OUTCOME_PASS, 1)))
       return -1;
+    if (fc->spec)
+      note_answer(e, fc->spec);
   }
   return 0;
 }
@@ -1120,7 +1250,7 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
   keep_needed_misreadings(&f, fit);
   if (describe_axes(&f, fit) != 0)
     goto fail;
-  nearest_profiles(fit, starts, n_starts);
+  misreading_alternatives(&f, fit);
   res = malloc((f.n + 1) * sizeof *res);
   size_t n_res = 0;
   rc = -1;
@@ -1128,6 +1258,8 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
     goto fail;
   if (rewrite_cases(&f, fit, res, &n_res) != 0)
     goto fail;
+  mark_unfit(&f, fit, res, n_res);
+  nearest_profiles(fit, starts, n_starts);
   qsort(res, n_res, sizeof *res, by_key);
   rc = group_residual(&f, fit, res, n_res);
   fit->considered = f.n;

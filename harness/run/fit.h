@@ -25,11 +25,15 @@ typedef struct fit_start {
 #define FIT_MISREADINGS_MAX 3 /* readings no engine chooses that the fit may add */
 
 typedef struct fit_axis {
-  int value;           /* the fitted value, or -1 when no case separates the candidates */
-  uint32_t candidates; /* bit v: value v explains as many cases as the fitted one */
-  int from_hello;      /* draw: set by hello ("rng": "own"), not by cases */
-  size_t n_deciding;   /* cases found that the fitted value explains and another does not, */
-  char deciding[200];  /* at most FIT_DECIDING, and their ids, comma-separated */
+  int value;             /* the fitted value; -1 when no case separates the candidates, or when */
+  int unfit;             /* no value fits: unexplained failures turn on it (nearest: `nearest`) */
+  int nearest;           /* the value the search kept where none fits */
+  char unfit_cases[200]; /* the first of those failures, comma-separated */
+  char alternative[48];  /* a reading that explains as much with DeepInfer's value: undetermined */
+  uint32_t candidates;   /* bit v: value v explains as many cases as the fitted one */
+  int from_hello;        /* draw: set by hello ("rng": "own"), not by cases */
+  size_t n_deciding;     /* cases found that the fitted value explains and another does not, */
+  char deciding[200];    /* at most FIT_DECIDING, and their ids, comma-separated */
 } fit_axis;
 
 /* Failures the fitted rule does not explain that share what differs and the parameters. */

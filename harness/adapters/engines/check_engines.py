@@ -16,7 +16,12 @@ check fails, naming the axis and the case, when
   the axes that are about which values are errors (t0, top_k_zero, top_k_minus_one) are held by
   the fingerprint instead;
 - `sieve run --impl IMPL --expect runs/NAME.expected.json` finds a failure that file does not
-  list, or a listed case that now passes or is skipped, or asks nothing at all.
+  list, or a listed case that now passes or is skipped, or asks nothing at all;
+- the fit of that run (harness/run/README.md, "The fit") differs from the profile on an axis it
+  determines, or adds a misreading (the engine's departures are its choices, not a port's bugs),
+  except on an axis runs/NAME.json lists under "fit_departs", with why (a choice of the engine
+  no axis value says yet, which a listed value imitates on the fixtures): those are printed.
+  The failures it does not explain are printed, grouped, for the record.
 """
 
 import json
@@ -104,6 +109,37 @@ def check_run(sieve, name, impl):
         f"unexpected" + "".join(f"; {u}" for u in unexpected[:6]) +
         (f"; listed but skipped: {skipped[:5]}" if skipped else "") +
         ("" if asked else f"; nothing asked {report.get('error', '')}"))
+    check_fit(sieve, name, report.get("diagnosis", {}))
+
+
+def compatible(axis, fitted, profiled):
+    """An unstable sort ("unspecified" tie order) may keep the tied ids a stable one would on
+    every row the fixtures have: the fit then finds that order, which the profile allows."""
+    return fitted == profiled or (axis in ("topp_ties", "topk_ties") and profiled == "unspecified")
+
+
+def check_fit(sieve, name, fit):
+    _, profiles = sieve_json(sieve, "profiles")
+    profile = next((p["axes"] for p in profiles if p["name"] == name), {})
+    recorded = RUNS / f"{name}.json"
+    departs = (json.loads(recorded.read_text())["run"].get("fit_departs", {})
+               if recorded.exists() else {})
+    differs = {a: f"{v} (profile {profile.get(a, {}).get('value')})"
+               for a, v in fit.get("rule", {}).items()
+               if v is not None and not compatible(a, v, profile.get(a, {}).get("value"))}
+    wrong = {a: d for a, d in differs.items() if a not in departs}
+    for axis in sorted(set(differs) & set(departs)):
+        print(f"     {name}: the fit takes {axis} {differs[axis]}, as runs/{recorded.name} says: "
+              f"{departs[axis]}")
+    say(fit and profile and not wrong and not fit.get("misreadings"),
+        f"{name}: the fit of sieve run is profile {name} on every axis it determines"
+        + (" but those runs/" + recorded.name + " lists" if departs else "")
+        + (f"; differs: {wrong}" if wrong else "")
+        + (f"; misreadings {fit['misreadings']}" if fit.get("misreadings") else ""))
+    print(f"     {name}: the fit explains {fit.get('explained')} of {fit.get('failures')} failures; "
+          "the rest, grouped:")
+    for group in fit.get("unexplained", []):
+        print(f"       {group['count']:4}  {group['description']}")
 
 
 def record(sieve, name, impl):
