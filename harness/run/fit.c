@@ -74,6 +74,14 @@ static char *listed(const char *names) {
   return out;
 }
 
+/* A string into a buffer of `len`, cut to fit. */
+static void copy_text(char *out, size_t len, const char *text) {
+  size_t n = strlen(text);
+  n = n < len ? n : len - 1;
+  memcpy(out, text, n);
+  out[n] = '\0';
+}
+
 static int in_list(const char *list, const char *name) {
   char key[80];
   snprintf(key, sizeof key, ",%.64s,", name);
@@ -642,7 +650,7 @@ static int add_misreadings(fitter *f, fit_result *fit) {
       if (climb(f, &r, &s, 0) != 0)
         return -1;
       if (s > best_s || (s == best_s && best_set[0] && departures(&r) < departures(&best)))
-        best = r, best_s = s, snprintf(best_set, sizeof best_set, "%s", set);
+        best = r, best_s = s, copy_text(best_set, sizeof best_set, set);
     }
     set_misreadings(f, best_set[0] ? best_set : kept);
     if (!best_set[0] || best_s <= fit->agreed)
@@ -913,7 +921,7 @@ static int group_residual(fitter *f, fit_result *fit, const residual *res, size_
       fit_group *g = &all[n_all++];
       char shared[160];
       shared_params(f, members, j - i, shared, sizeof shared);
-      snprintf(g->description, sizeof g->description, "%s%s%s", res[i].key,
+      snprintf(g->description, sizeof g->description, "%.180s%s%.100s", res[i].key,
                shared[0] ? "; every one with " : "", shared);
       g->count = j - i;
       g->cases[0] = '\0';
@@ -1123,8 +1131,8 @@ static int rewrite_cases(fitter *f, fit_result *fit, residual *res, size_t *n_re
     } else if (entry_explains(&f->cases[i], e)) {
       fit->explained++;
       misreading_of(f, i, r->causes, sizeof r->causes);
-      snprintf(r->explained_by, sizeof r->explained_by, "%s", r->causes);
-      snprintf(found, sizeof found, "explained by the misreading%s [%s]: %s",
+      copy_text(r->explained_by, sizeof r->explained_by, r->causes);
+      snprintf(found, sizeof found, "explained by the misreading%s [%.150s]: %.400s",
                strchr(r->causes, ',') ? "s" : "", r->causes, reading_hint(r->fixture, r->causes));
       sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
                               sizeof r->detail);
