@@ -58,7 +58,6 @@ typedef struct fitter {
   size_t n;
   int precision;
   jbuf buf;
-  size_t evaluations;
   uint32_t searched;                              /* the axes the search may change */
   int all;                                        /* weigh the cases of large rows too */
   char misreadings[FIT_MISREADINGS_MAX * 48 + 2]; /* ",a,b,": readings the fit adds */
@@ -273,16 +272,18 @@ static uint32_t answer_under(fitter *f, const fit_case *fc, const sieve_rule *ru
   sieve_rule traced = *rule;
   traced.consulted = &consulted;
   sieve_serve_request(fc->request, "fit", &traced, &f->buf);
-  f->evaluations++;
   return consulted;
 }
 
 static const memo_entry *memo_find(const fit_case *fc, const sieve_rule *rule) {
+  int values[SIEVE_AXIS_COUNT];
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    values[a] = sieve_rule_get(rule, a);
   for (size_t i = 0; i < fc->n_memo; i++) {
     const memo_entry *e = &fc->memo[i];
     int same = 1;
     for (int a = 0; same && a < SIEVE_AXIS_COUNT; a++)
-      same = !(e->consulted >> a & 1) || e->values[a] == sieve_rule_get(rule, a);
+      same = !(e->consulted >> a & 1) || e->values[a] == values[a];
     if (same)
       return e;
   }
@@ -1271,7 +1272,6 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
   qsort(res, n_res, sizeof *res, by_key);
   rc = group_residual(&f, fit, res, n_res);
   fit->considered = f.n;
-  fit->evaluations = f.evaluations;
   fit->made = rc == 0;
 fail:
   free(res);

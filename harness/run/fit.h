@@ -63,7 +63,6 @@ typedef struct fit_result {
   size_t grouped_rest; /* unexplained failures past the last group */
   fit_nearest nearest[FIT_NEAREST_MAX];
   size_t n_nearest;
-  size_t evaluations; /* oracle answers computed (the rest were reused) */
 } fit_result;
 
 /* The departures of a fitted rule from DeepInfer's, "boundary=ge + topp_ties=highest", or
