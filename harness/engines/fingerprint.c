@@ -1,9 +1,11 @@
 /*
  * The fingerprint: which choice an implementation made on each axis of sieve_rule
  * (oracle/sieve.h, SIEVE_AXES; oracle/ENGINES.md), and the profiles that make the same ones.
- * Each axis's probe (probes.c) gives the set of values its answers fit: one value is a verdict,
- * several say what the answers cannot tell apart, none ("no value fits") comes with the answers
- * that conflict. An implementation is asked only the ops it offers.
+ * Each axis's probe (probes.c) asks its rows; the joint reading (joint.c) fits the rule all the
+ * filter rows follow and reads each axis under the values found on the others. The set of
+ * values an axis's answers fit: one value is a verdict, several say what the answers cannot
+ * tell apart, none ("no value fits") comes with the answers that conflict. An implementation is
+ * asked only the ops it offers.
  */
 #define _GNU_SOURCE
 #include "fingerprint.h"
@@ -12,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joint.h"
 #include "prober.h"
 #include "profiles.h"
 #include "protocol/conn.h"
+#include "protocol/jbuf.h"
+#include "report/render.h"
+#include "run/check.h"
 #include "run/fixture.h"
 
 static int told(const prober *pr, int a) {
@@ -71,7 +77,7 @@ static const char *found_text(const prober *pr, int a, char *out, size_t len) {
 }
 
 static void print_text(const prober *pr, const char *impl, const cJSON *hello,
-                       const engine_profile *check) {
+                       const engine_profile *check, const run_report *joint) {
   char value[96];
   printf("sieve fingerprint: %s (%s)\n", impl, sieve_case_str(hello, "name"));
   if (*sieve_case_str(hello, "unavailable"))
@@ -112,10 +118,17 @@ static void print_text(const prober *pr, const char *impl, const cJSON *hello,
   if (pr->crashes)
     printf("%zu requests crashed, hung or got garbage (restarted each time); the last: %s\n",
            pr->crashes, pr->last_crash);
+  if (joint->fit.made) {
+    printf("\nthe fit over the probes' %zu requests (the one sieve run makes over the "
+           "fixtures):",
+           joint->n_cases);
+    fflush(stdout);
+    report_diagnosis_lines(joint, stdout, 0);
+  }
 }
 
 static void print_json(const prober *pr, const char *impl, const cJSON *hello,
-                       const engine_profile *check) {
+                       const engine_profile *check, const run_report *joint) {
   char value[96];
   cJSON *out = cJSON_CreateObject(), *axes = cJSON_AddArrayToObject(out, "axes");
   cJSON_AddStringToObject(out, "impl", impl);
@@ -146,6 +159,14 @@ static void print_json(const prober *pr, const char *impl, const cJSON *hello,
   cJSON_AddItemToObject(out, "differs", differs);
   cJSON_AddNumberToObject(out, "crashes", (double)pr->crashes);
   cJSON_AddStringToObject(out, "last_crash", pr->last_crash);
+  cJSON_AddNumberToObject(out, "probe_rows", (double)joint->n_cases);
+  if (joint->fit.made) {
+    jbuf b = {0};
+    report_diagnosis_json(&b, &joint->fit);
+    cJSON *diagnosis = b.data && !b.failed ? cJSON_Parse(b.data) : NULL;
+    cJSON_AddItemToObject(out, "diagnosis", diagnosis ? diagnosis : cJSON_CreateNull());
+    jbuf_free(&b);
+  }
   char *text = cJSON_PrintUnformatted(out);
   printf("%s\n", text ? text : "{}");
   free(text);
@@ -153,8 +174,11 @@ static void print_json(const prober *pr, const char *impl, const cJSON *hello,
 }
 
 static void probe_all(prober *pr) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    pr->also[a] = ~0u;
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
     size_t crashes = pr->crashes;
+    pr->axis = a;
     pr->found[a] = fingerprint_probes[a](pr);
     pr->status[a] = pr->crashes > crashes ? NO_ANSWER : ASKED;
     if (pr->status[a] == NO_ANSWER)
@@ -163,6 +187,33 @@ static void probe_all(prober *pr) {
       pr->status[a] = NOT_OFFERED;
     fprintf(stderr, "sieve fingerprint: %s probed (%d of %d)\n", sieve_axis_name(a), a + 1,
             SIEVE_AXIS_COUNT);
+  }
+}
+
+/* The precision hello declares, float32 when it declares none (as sieve run compares). */
+static int declared_precision(const cJSON *hello) {
+  int p = sieve_precision_parse(sieve_case_str(hello, "precision"));
+  return p >= 0 ? p : SIEVE_PRECISION_FLOAT32;
+}
+
+/* Each axis whose probe's requests the joint reading weighed takes its values, within what its
+ * other answers allow (validate). Where it differs from the probe read alone, the note says so. */
+static void read_jointly(prober *pr, const run_report *weighed) {
+  const fit_result *fit = &weighed->fit;
+  uint32_t asked = 0;
+  for (size_t i = 0; i < weighed->n_cases; i++)
+    asked |= weighed->cases[i].probed_axes;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    if (!fit->made || pr->status[a] != ASKED || !(asked >> a & 1) || fit->axes[a].from_hello)
+      continue;
+    mask joint = fit->axes[a].probed & pr->also[a];
+    if (joint != pr->found[a] && told(pr, a)) {
+      char alone[96];
+      size_t at = strlen(pr->note[a]);
+      snprintf(pr->note[a] + at, sizeof pr->note[a] - at, " (read alone: %s)",
+               found_text(pr, a, alone, sizeof alone));
+    }
+    pr->found[a] = joint;
   }
 }
 
@@ -179,10 +230,19 @@ int sieve_fingerprint(const fingerprint_request *rq) {
     return 2;
   }
   probe_all(&pr);
+  static joint_reading joint;
+  if (joint_read(&pr, declared_precision(hello), !strcmp(sieve_case_str(hello, "rng"), "own"),
+                 pr.status[SIEVE_AXIS_DRAW] == ASKED &&
+                     pr.found[SIEVE_AXIS_DRAW] == ONE(DRAW, HASH),
+                 &joint) != 0)
+    fprintf(stderr, "sieve fingerprint: out of memory: the probes are read one by one\n");
+  read_jointly(&pr, &joint.report);
   if (rq->json)
-    print_json(&pr, rq->impl, hello, rq->against);
+    print_json(&pr, rq->impl, hello, rq->against, &joint.report);
   else
-    print_text(&pr, rq->impl, hello, rq->against);
+    print_text(&pr, rq->impl, hello, rq->against, &joint.report);
+  joint_free(&joint);
+  pr_rows_free(&pr);
   conn_stop(&pr.c, NULL, 0);
   cJSON_Delete(hello);
   int told_any = 0;

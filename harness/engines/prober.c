@@ -20,6 +20,38 @@ static void pr_no_answer(prober *pr) {
              " (%d requests in a row without an answer: no more are sent)", CONN_GIVE_UP);
 }
 
+void pr_rows_free(prober *pr) {
+  for (size_t i = 0; i < pr->n_rows; i++) {
+    free(pr->rows[i].request);
+    free(pr->rows[i].answer);
+  }
+  free(pr->rows);
+  pr->rows = NULL;
+  pr->n_rows = pr->cap_rows = 0;
+}
+
+/* Out of memory, the row is left out: the reading then has less evidence, never wrong evidence. */
+void pr_keep(prober *pr, const char *request, const cJSON *answer) {
+  for (size_t i = 0; i < pr->n_rows; i++)
+    if (strcmp(pr->rows[i].request, request) == 0) {
+      pr->rows[i].axes |= 1u << pr->axis;
+      return;
+    }
+  if (pr->n_rows == pr->cap_rows) {
+    size_t cap = pr->cap_rows ? 2 * pr->cap_rows : 32;
+    probe_row *rows = realloc(pr->rows, cap * sizeof *rows);
+    if (!rows)
+      return;
+    pr->rows = rows;
+    pr->cap_rows = cap;
+  }
+  probe_row row = {strdup(request), cJSON_PrintUnformatted(answer), 1u << pr->axis};
+  if (row.request && row.answer)
+    pr->rows[pr->n_rows++] = row;
+  else
+    free(row.request), free(row.answer);
+}
+
 cJSON *pr_ask(prober *pr, const char *request) {
   if (pr->in_a_row >= CONN_GIVE_UP) {
     pr->crashes++;
@@ -72,15 +104,17 @@ row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
   jbuf_raw(&b, params);
   jbuf_raw(&b, "}]}");
   cJSON *answer = b.data && !b.failed ? pr_ask(pr, b.data) : NULL;
-  jbuf_free(&b);
   const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
   const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
   r.error = cJSON_GetObjectItemCaseSensitive(row, "error") != NULL;
   r.answered = r.error || cJSON_IsArray(lp);
   if (answer && !r.answered)
     pr_garbage(pr, answer, "rows[0].logprobs or rows[0].error");
-  if (r.answered)
+  if (r.answered) {
     pr->in_a_row = 0;
+    pr_keep(pr, b.data, answer);
+  }
+  jbuf_free(&b);
   if (cJSON_IsArray(lp))
     pr_read_row(&r, lp);
   cJSON_Delete(answer);

@@ -16,6 +16,13 @@ typedef unsigned mask; /* bit v: value v of the axis fits the answers */
 
 enum { ASKED = 0, NOT_OFFERED, NO_ANSWER };
 
+/* A request the probes asked and its answer: a case of the joint reading (joint.c). */
+typedef struct probe_row {
+  char *request; /* as sent */
+  char *answer;  /* as answered, an error too, unformatted JSON */
+  uint32_t axes; /* the axes whose probes asked it */
+} probe_row;
+
 typedef struct prober {
   conn c;
   const cJSON *hello; /* its answer to hello: the ops it offers */
@@ -25,7 +32,11 @@ typedef struct prober {
   size_t crashes;  /* requests that crashed, hung or got garbage; each restarts the child */
   size_t in_a_row; /* requests in a row without an answer; at CONN_GIVE_UP none is sent any more */
   char last_crash[300];
-  char last_error[200]; /* the message of the last answer that was an error */
+  char last_error[200];        /* the message of the last answer that was an error */
+  int axis;                    /* the axis being probed */
+  mask also[SIEVE_AXIS_COUNT]; /* what answers outside the joint reading allow (validate) */
+  probe_row *rows;             /* the filter rows asked, each once */
+  size_t n_rows, cap_rows;
 } prober;
 
 #define ALL(axis) ((1u << sieve_axis_values(SIEVE_AXIS_##axis)) - 1u)
@@ -48,7 +59,13 @@ cJSON *pr_ask(prober *pr, const char *request);
 /* An answer without what the probe asked for (`missing`), which counts as a crash does. */
 void pr_garbage(prober *pr, const cJSON *answer, const char *missing);
 
-/* One filter row (the logits and params as JSON text), as it came back. */
+/* Keeps a request and its answer for the joint reading, once per request. */
+void pr_keep(prober *pr, const char *request, const cJSON *answer);
+
+/* Forgets the rows asked. */
+void pr_rows_free(prober *pr);
+
+/* One filter row (the logits and params as JSON text), as it came back; kept in pr->rows. */
 row_answer pr_filter_row(prober *pr, const char *logits, const char *params);
 
 /* The kept set as "{1,3}", "1024 tokens" or "an error"; with _ids, long runs as "{0-15,17}". */

@@ -19,18 +19,37 @@
 
 /* Logits 0 and six far below it: those six have probability 0 in float64 and float32, so
  * ranking by probability ties them (in token order, or the sort's own), and ranking by logit
- * keeps the best three of them, ids 2, 4 and 5. */
-static mask probe_rank_key(prober *pr) {
-  char a[64];
-  row_answer r = pr_filter_row(pr, "[0,-1500,-1000,-1600,-1100,-1200,-1300]", "{\"top_k\":4}");
-  if (!r.answered)
-    return ALL(RANK_KEY);
-  pr_note(pr, SIEVE_AXIS_RANK_KEY, "(0,-1500,-1000,-1600,-1100,-1200,-1300) top_k 4 keeps %s%s",
-          pr_describe(&r, a, sizeof a), r.set == 0x35 ? "" : " (probabilities 0 tie)");
-  /* A top-k that keeps every tied token keeps all seven. */
-  if (r.error || (r.kept != 4 && r.kept != 7) || !(r.set & 1))
+ * keeps the best three of them, ids 2, 4 and 5. An implementation that answers in probability
+ * space shows them all removed; for it, a second row: logits 0 and three near -740, whose
+ * float64 probabilities are one subnormal number (a tie that answers show), while logit ranks
+ * id 2 first. */
+#define SUBNORMAL_ROW "[0,-740.002,-740,-740.003]"
+
+/* What one rank_key row shows: the logit ranking's set, or another set of as many (ties by
+ * probability; all of them where a top-k keeps every tied token); token 0 alone is an answer
+ * in probability space, where the others underflow, and shows nothing. */
+static mask rank_key_of(const row_answer *r, unsigned long by_logit, size_t k) {
+  if (r->error || !(r->set & 1))
     return 0;
-  return r.set == 0x35 ? ONE(RANK_KEY, LOGIT) : ONE(RANK_KEY, PROBABILITY);
+  if (r->kept == 1)
+    return ALL(RANK_KEY);
+  if (r->set == by_logit)
+    return ONE(RANK_KEY, LOGIT);
+  return r->kept >= k ? ONE(RANK_KEY, PROBABILITY) : 0;
+}
+
+static mask probe_rank_key(prober *pr) {
+  char a[64], b[64];
+  row_answer r = pr_filter_row(pr, "[0,-1500,-1000,-1600,-1100,-1200,-1300]", "{\"top_k\":4}");
+  row_answer sub = pr_filter_row(pr, SUBNORMAL_ROW, "{\"top_k\":2}");
+  if (!r.answered || !sub.answered)
+    return ALL(RANK_KEY);
+  pr_note(pr, SIEVE_AXIS_RANK_KEY,
+          "(0,-1500,-1000,-1600,-1100,-1200,-1300) top_k 4 keeps %s%s; (0,-740.002,-740,-740.003) "
+          "top_k 2 keeps %s",
+          pr_describe(&r, a, sizeof a), r.set == 0x35 ? "" : " (probabilities 0 tie)",
+          pr_describe(&sub, b, sizeof b));
+  return rank_key_of(&r, 0x35, 4) & rank_key_of(&sub, 0x5, 2);
 }
 
 /* ------------------------------------------------------------------ top-p */
@@ -49,8 +68,12 @@ static int topp_ignored(const prober *pr) {
   return pr->found[SIEVE_AXIS_TOPP_SCOPE] == ONE(TOPP_SCOPE, IGNORED);
 }
 
-/* (0.5, 0.3, 0.2): top_p 0.3 keeps token 0 alone unless top-p is not applied; with top_k 2 and
- * top_p 0.55 the full distribution keeps 2, the renormalized top 2 (0.625, 0.375) keeps 1. */
+/* (0.5, 0.3, 0.2): top_p 0.3 keeps token 0 alone unless top-p is not applied. (0.5, 0.1, then
+ * five of 0.08) with top_k 2 and top_p 0.7: the full distribution keeps both (its mass with them
+ * is 0.6), the renormalized top 2 (0.833, 0.167) keeps one, whatever mass top-p compares. */
+#define SCOPE_ROW                                                                                  \
+  "[-0.69314718055994529,-2.3025850929940455,-2.5257286443082556,-2.5257286443082556,"             \
+  "-2.5257286443082556,-2.5257286443082556,-2.5257286443082556]"
 static mask probe_topp_scope(prober *pr) {
   char a[64], b[64];
   row_answer alone = pr_filter_row(pr, ORDER_ROW, "{\"top_p\":0.3}");
@@ -60,9 +83,9 @@ static mask probe_topp_scope(prober *pr) {
     pr_note(pr, SIEVE_AXIS_TOPP_SCOPE, "top_p 0.3 keeps all of (0.5, 0.3, 0.2)");
     return ONE(TOPP_SCOPE, IGNORED);
   }
-  row_answer both = pr_filter_row(pr, ORDER_ROW, "{\"top_k\":2,\"top_p\":0.55}");
+  row_answer both = pr_filter_row(pr, SCOPE_ROW, "{\"top_k\":2,\"top_p\":0.7}");
   pr_note(pr, SIEVE_AXIS_TOPP_SCOPE,
-          "(0.5, 0.3, 0.2): top_p 0.3 keeps %s; top_k 2, top_p 0.55 keeps %s",
+          "(0.5, 0.3, 0.2): top_p 0.3 keeps %s; (0.5, 0.1, 0.08 x5) top_k 2, top_p 0.7 keeps %s",
           pr_describe(&alone, a, sizeof a), pr_describe(&both, b, sizeof b));
   if (!both.answered)
     return ALL(TOPP_SCOPE) & ~ONE(TOPP_SCOPE, IGNORED);
@@ -99,21 +122,35 @@ static mask boundary_of(const row_answer *r, size_t n, size_t at_mass) {
                                   : 0;
 }
 
-static mask probe_boundary(prober *pr) {
+/* Rows whose top_p lies between two masses, where > and >= agree: 4 equal at top_p 0.6 keep 3
+ * (all 4 where every tied token stays), (0.5, 0.3, 0.2) at top_p 0.6 keeps 2. A rule that
+ * compares another mass (the mass with the token, say) keeps fewer, and fits neither value. */
+static int between_masses(prober *pr, char *out, size_t len) {
   char a[64], b[64];
+  row_answer equal = pr_filter_row(pr, EQUAL4, "{\"top_p\":0.6}");
+  row_answer order = pr_filter_row(pr, ORDER_ROW, "{\"top_p\":0.6}");
+  snprintf(out, len, "4 equal at top_p 0.6 keep %s; (0.5, 0.3, 0.2) at top_p 0.6 keeps %s",
+           pr_describe(&equal, a, sizeof a), pr_describe(&order, b, sizeof b));
+  return !equal.answered || !order.answered ? -1 : equal.kept >= 3 && order.set == 0x3 ? 1 : 0;
+}
+
+static mask probe_boundary(prober *pr) {
+  char a[64], b[64], between[160];
   if (topp_ignored(pr))
     return pr_note(pr, SIEVE_AXIS_BOUNDARY, "top-p is not applied"), ALL(BOUNDARY);
   tie_rows t = topp_tie_rows(pr);
-  if (!tie_rows_answered(&t) || t.r[0].error || t.r[1].error || t.r[2].error)
+  int fits = between_masses(pr, between, sizeof between);
+  if (!tie_rows_answered(&t) || fits < 0 || t.r[0].error || t.r[1].error || t.r[2].error)
     return ALL(BOUNDARY);
   pr_note(pr, SIEVE_AXIS_BOUNDARY,
           "4 equal at top_p 0.5 keep %s; 8 equal at top_p 0.25 keep %s; 64 equal at top_p 0.25 "
-          "keep %zu%s",
+          "keep %zu%s; %s",
           pr_describe(&t.r[0], a, sizeof a), pr_describe(&t.r[1], b, sizeof b), t.r[2].kept,
           t.r[0].kept == 4 && t.r[1].kept == 8 ? " (every tied token stays, so the boundary does "
                                                  "not show)"
-                                               : "");
-  mask m = ALL(BOUNDARY);
+                                               : "",
+          between);
+  mask m = fits ? ALL(BOUNDARY) : 0;
   for (int i = 0; i < 3; i++)
     m &= boundary_of(&t.r[i], t.n[i], t.at_mass[i]);
   return m;
@@ -211,6 +248,9 @@ static mask probe_topk_ties(prober *pr) {
 
 /* ------------------------------------------------------------ temperature */
 
+/* (2,1.5,1,0.3,-0.2,-1.5) at T 0.25 and top_p 0.8: the scaled row's first token has 0.87 of
+ * the mass, so filters that see it keep that token alone, whatever mass top-p compares; at
+ * T = 1 the first three stay (masses 0.44, 0.26, 0.16). */
 static mask probe_temperature_at(prober *pr) {
   char a[64];
   if (topp_ignored(pr))
@@ -218,12 +258,12 @@ static mask probe_temperature_at(prober *pr) {
                    "top-p is not applied, and temperature moves no "
                    "other cut"),
            ALL(TEMPERATURE_AT);
-  row_answer r = pr_filter_row(pr, MAT_ROW, "{\"temperature\":0.5,\"top_p\":0.8}");
+  row_answer r = pr_filter_row(pr, MAT_ROW, "{\"temperature\":0.25,\"top_p\":0.8}");
   if (!r.answered)
     return ALL(TEMPERATURE_AT);
-  pr_note(pr, SIEVE_AXIS_TEMPERATURE_AT, "(2,1.5,1,0.3,-0.2,-1.5) T 0.5 top_p 0.8 keeps %s",
+  pr_note(pr, SIEVE_AXIS_TEMPERATURE_AT, "(2,1.5,1,0.3,-0.2,-1.5) T 0.25 top_p 0.8 keeps %s",
           pr_describe(&r, a, sizeof a));
-  return r.set == 0x3 ? ONE(TEMPERATURE_AT, BEFORE) : r.set == 0x7 ? ONE(TEMPERATURE_AT, AFTER) : 0;
+  return r.set == 0x1 ? ONE(TEMPERATURE_AT, BEFORE) : r.set == 0x7 ? ONE(TEMPERATURE_AT, AFTER) : 0;
 }
 
 /* How the row (2, 2, 2 - d) came back at one temperature: the first maximum alone, both maxima
@@ -315,13 +355,18 @@ static mask t0_by_validate(prober *pr) {
   return m;
 }
 
+/* T = 0 alone: which temperatures take the rule is t0_below's probe, so an engine's own answer
+ * to a negative T is never read as its temperature-0 rule. */
 static mask probe_t0(prober *pr) {
-  t_probe t;
-  if (!t_probe_run(pr, &t))
+  char a[64];
+  t_answer zero = at_temperature(pr, "0");
+  if (!zero.r.answered)
     return ALL(T0);
-  t_note(pr, SIEVE_AXIS_T0, &t);
-  mask m = t0_of(&t.zero);
-  return m & ONE(T0, REJECT) ? m : m & t0_by_validate(pr);
+  pr_note(pr, SIEVE_AXIS_T0, "(2,2,1.9999) at T 0: %s", t_text(&zero, a, sizeof a));
+  mask m = t0_of(&zero);
+  if (!(m & ONE(T0, REJECT)))
+    pr->also[SIEVE_AXIS_T0] = t0_by_validate(pr);
+  return m & pr->also[SIEVE_AXIS_T0];
 }
 
 static mask probe_t0_below(prober *pr) {
@@ -379,7 +424,7 @@ static mask probe_top_k_minus_one(prober *pr) {
 static mask probe_topp_one(prober *pr) {
   char a[64];
   if (topp_ignored(pr))
-    return pr_note(pr, SIEVE_AXIS_TOPP_ONE, "top-p is not applied"), ONE(TOPP_ONE, OFF);
+    return pr_note(pr, SIEVE_AXIS_TOPP_ONE, "top-p is not applied"), ALL(TOPP_ONE);
   jbuf row = {0};
   jbuf_raw(&row, "[20");
   for (int i = 1; i < 1024; i++)
@@ -413,9 +458,9 @@ static int sampled(prober *pr, const char *logits, uint64_t seed, int position, 
   int ok = cJSON_IsNumber(t) && cJSON_IsNumber(lp);
   if (answer && !ok)
     pr_garbage(pr, answer, "rows[0].token and logprob");
-  if (ok)
-    pr->in_a_row = 0;
   if (ok) {
+    pr->in_a_row = 0;
+    pr_keep(pr, request, answer);
     *token = (int64_t)t->valuedouble;
     *logprob = lp->valuedouble;
   }
@@ -496,6 +541,7 @@ static int speculated(prober *pr, int axis, const char *request, spec_answer *ou
     pr_garbage(pr, answer, "steps[0].accepted, steps[0].u and tokens[0]");
   if (ok) {
     pr->in_a_row = 0;
+    pr_keep(pr, request, answer);
     *out = (spec_answer){cJSON_IsTrue(accepted), u->valuedouble,
                          cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN,
                          (int64_t)token->valuedouble};
@@ -535,6 +581,13 @@ static mask probe_spec_q_zero(prober *pr) {
     return ALL(SPEC_Q_ZERO);
   pr_note(pr, SIEVE_AXIS_SPEC_Q_ZERO, "a draft its own top_k removes (q = 0, p = 0.44): %s",
           a.accepted ? "accepted" : "rejected");
+  /* A finite p / q says the test's q is not the processed row's 0: the axis does not show. */
+  if (isfinite(a.ratio)) {
+    size_t at = strlen(pr->note[SIEVE_AXIS_SPEC_Q_ZERO]);
+    snprintf(pr->note[SIEVE_AXIS_SPEC_Q_ZERO] + at, sizeof pr->note[0] - at,
+             ", p / q %.3g (its q is not 0)", a.ratio);
+    return ALL(SPEC_Q_ZERO);
+  }
   return a.accepted ? ONE(SPEC_Q_ZERO, ACCEPT) : ONE(SPEC_Q_ZERO, REJECT);
 }
 
@@ -576,9 +629,12 @@ static mask probe_spec_empty_residual(prober *pr) {
   if (speculated(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, request, &a) != 0)
     return ALL(SPEC_EMPTY_RESIDUAL);
   pr_note(pr, SIEVE_AXIS_SPEC_EMPTY_RESIDUAL,
-          "p = q with the draft removed by both: %s, token %lld",
-          a.accepted ? "accepted" : "rejected", (long long)a.token);
-  if (a.accepted)
+          "p = q with the draft removed by both: %s, token %lld%s",
+          a.accepted ? "accepted" : "rejected", (long long)a.token,
+          pr->found[SIEVE_AXIS_SPEC_Q] & ONE(SPEC_Q, PROCESSED)
+              ? ""
+              : " (the test's q is not the draft's processed row, so the residual is not empty)");
+  if (a.accepted || !(pr->found[SIEVE_AXIS_SPEC_Q] & ONE(SPEC_Q, PROCESSED)))
     return ALL(SPEC_EMPTY_RESIDUAL);
   return a.token == 0                   ? ONE(SPEC_EMPTY_RESIDUAL, FIRST_TOKEN)
          : a.token == 5                 ? ONE(SPEC_EMPTY_RESIDUAL, LAST_TOKEN)

@@ -27,9 +27,8 @@ static void json_axis_value(jbuf *b, int axis, int value) {
     jbuf_str(b, sieve_axis_value_name(axis, value));
 }
 
-/* The fit (run/fit.h) as "diagnosis": harness/run/README.md, "The fit", documents each member. */
-static void json_diagnosis(jbuf *b, const fit_result *f) {
-  jbuf_raw(b, ",\n\"diagnosis\":{\"rule\":{");
+void report_diagnosis_json(jbuf *b, const fit_result *f) {
+  jbuf_raw(b, "{\"rule\":{");
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
     jbuf_key(b, sieve_axis_name(a), a > 0);
     json_axis_value(b, a, f->axes[a].value);
@@ -176,8 +175,10 @@ void report_json(const run_report *r, FILE *out) {
   jbuf_key(&b, "failed_without_cause", 1);
   jbuf_int(&b, (int64_t)without);
   jbuf_char(&b, '}');
-  if (r->fit.made)
-    json_diagnosis(&b, &r->fit);
+  if (r->fit.made) {
+    jbuf_raw(&b, ",\n\"diagnosis\":");
+    report_diagnosis_json(&b, &r->fit);
+  }
   jbuf_raw(&b, "}\n");
   fputs(b.data ? b.data : "", out);
   jbuf_free(&b);

@@ -51,6 +51,11 @@ void report_cause_lines(const run_report *r, FILE *out, int markdown);
  * residual groups and the nearest profiles. */
 void report_diagnosis_lines(const run_report *r, FILE *out, int markdown);
 
+/* The fit as the JSON object "diagnosis" (harness/run/README.md, "The fit", documents each
+ * member). */
+struct jbuf;
+void report_diagnosis_json(struct jbuf *b, const fit_result *f);
+
 /* An axis's fitted value for a person: the value, "undetermined (a, b)", or "(set by hello)". */
 void report_axis_value(const fit_axis *x, int axis, char *out, size_t len);
 

@@ -20,7 +20,9 @@ typedef struct checker {
 
 typedef struct tolerance_spec {
   double abs, rel;
-  double f32_abs; /* The matcher's float32 bound, added at precision float32. */
+  double f32_abs;   /* The matcher's float32 bound, added at precision float32. */
+  double p_abs;     /* A kept entry also matches when its probability, exp of the logprob, is */
+  double f32_p_abs; /* within p_abs (plus f32_p_abs at float32): one that underflows. */
 } tolerance_spec;
 
 static const char *const precision_names[] = {
@@ -88,7 +90,17 @@ static double allowed(const checker *c, const tolerance_spec *t, double want) {
   return t->abs + f32 + t->rel * fabs(want);
 }
 
+/* A kept entry whose probability is below the smallest number of the implementation's
+ * arithmetic comes back as that number's rounding: removed (-inf), or a coarse logprob. */
+static int underflows_alike(const checker *c, double want, double got, const tolerance_spec *t) {
+  double bound = t->p_abs + (c->precision == SIEVE_PRECISION_FLOAT32 ? t->f32_p_abs : 0.0);
+  return bound > 0 && isfinite(want) && !isnan(got) && got < 0 &&
+         fabs(exp(got) - exp(want)) <= bound;
+}
+
 static int close_enough(const checker *c, double want, double got, const tolerance_spec *t) {
+  if (underflows_alike(c, want, got, t))
+    return 1;
   if (isinf(want) || isnan(want))
     return same_bits(want, got) || (isnan(want) && isnan(got));
   return fabs(got - want) <= allowed(c, t, want);
@@ -143,7 +155,8 @@ static double number_of(const cJSON *matcher, const char *key) {
 
 static tolerance_spec tolerance_of(const cJSON *matcher) {
   return (tolerance_spec){number_of(matcher, "abs"), number_of(matcher, "rel"),
-                          number_of(matcher, "f32_abs")};
+                          number_of(matcher, "f32_abs"), number_of(matcher, "p_abs"),
+                          number_of(matcher, "f32_p_abs")};
 }
 
 /* Whether option `index` of an $any_of is acceptable at float64 (it is not in float32_only). */

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fit.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,8 @@ static cJSON *matcher_with(const cJSON *t, const char *key, const cJSON *r) {
   const cJSON *tol = cJSON_GetObjectItemCaseSensitive(t, "$sparse");
   tol = tol ? tol : t;
   for (const cJSON *f = tol->child; f; f = f->next)
-    if (!strcmp(f->string, "abs") || !strcmp(f->string, "rel") || !strcmp(f->string, "f32_abs"))
+    if (!strcmp(f->string, "abs") || !strcmp(f->string, "rel") || !strcmp(f->string, "f32_abs") ||
+        !strcmp(f->string, "p_abs") || !strcmp(f->string, "f32_p_abs"))
       cJSON_AddItemToObject(m, f->string, cJSON_Duplicate(f, 0));
   return m;
 }
@@ -169,9 +171,7 @@ static int extra_key(const cJSON *parent, const char *key) {
                                cJSON_GetObjectItemCaseSensitive(parent, "tokens"));
 }
 
-/* The rule's answer as an expectation where the fixture's has another shape (an error where
- * the rule answers, or the reverse): its numbers within 1e-9 relative, or 1e-6 at float32. */
-static cJSON *generic(const cJSON *r) {
+cJSON *fit_expectation(const cJSON *r) {
   if (cJSON_IsNumber(r) || cJSON_IsNull(r) ||
       (cJSON_IsArray(r) && (cJSON_IsNumber(r->child) || cJSON_IsNull(r->child)))) {
     cJSON *m = cJSON_CreateObject();
@@ -186,9 +186,9 @@ static cJSON *generic(const cJSON *r) {
   cJSON *out = cJSON_IsObject(r) ? cJSON_CreateObject() : cJSON_CreateArray();
   for (const cJSON *x = r->child; x; x = x->next)
     if (cJSON_IsArray(r))
-      cJSON_AddItemToArray(out, generic(x));
+      cJSON_AddItemToArray(out, fit_expectation(x));
     else if (!extra_key(r, x->string) && strcmp(x->string, "message") != 0)
-      cJSON_AddItemToObject(out, x->string, generic(x));
+      cJSON_AddItemToObject(out, x->string, fit_expectation(x));
   return out;
 }
 
@@ -234,14 +234,97 @@ static const cJSON *have(fit_case *fc) {
 }
 
 /* Whether the implementation's answer is `r`, the rule's. */
-static int agrees_with(fit_case *fc, const char *r_text, int precision) {
+static int by_logprob(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a < b) - (a > b);
+}
+
+/* Below this logprob a token's float64 probability is subnormal: ranked by probability, tokens
+ * of distinct logits tie where their probabilities round to one subnormal number, or to 0. */
+#define SUBNORMAL_LOGPROB (-708.39)
+
+/* A logprob as the float64 probability ranks it: through exp and back below SUBNORMAL_LOGPROB,
+ * so tokens of one probability have one value (those of probability 0, the lowest finite). */
+static double as_ranked(double lp) {
+  if (!isfinite(lp) || lp >= SUBNORMAL_LOGPROB)
+    return lp;
+  const double p = exp(lp);
+  return p > 0 ? log(p) : -DBL_MAX;
+}
+
+/* The logprobs `holder` has under `key` highest first, removed tokens (null, -inf) last: the
+ * answer without which of the tokens of equal logit it kept (or, `probability_ties`, of equal
+ * float64 probability: as_ranked). Anything but an array of numbers and nulls stays. */
+static void sort_logprobs(cJSON *holder, const char *key, int probability_ties) {
+  cJSON *list = cJSON_GetObjectItemCaseSensitive(holder, key);
+  int n = cJSON_GetArraySize(list), i = 0;
+  double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+  for (const cJSON *x = v ? list->child : NULL; x; x = x->next, i++) {
+    if (!cJSON_IsNumber(x) && !cJSON_IsNull(x)) {
+      free(v);
+      return;
+    }
+    v[i] = cJSON_IsNumber(x) ? x->valuedouble : -INFINITY;
+    v[i] = probability_ties ? as_ranked(v[i]) : v[i];
+  }
+  cJSON *sorted = v ? cJSON_CreateArray() : NULL;
+  if (sorted) {
+    qsort(v, (size_t)n, sizeof *v, by_logprob);
+    for (i = 0; i < n; i++)
+      cJSON_AddItemToArray(sorted, isinf(v[i]) ? cJSON_CreateNull() : cJSON_CreateNumber(v[i]));
+    cJSON_ReplaceItemInObjectCaseSensitive(holder, key, sorted);
+  }
+  free(v);
+}
+
+/* Every row's logprobs of an answer or an expectation sorted (sort_logprobs). */
+static void sort_rows(cJSON *answer, int probability_ties) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
+  for (cJSON *row = rows ? rows->child : NULL; row; row = row->next) {
+    cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
+    if (cJSON_GetObjectItemCaseSensitive(lp, "$approx_array"))
+      sort_logprobs(lp, "$approx_array", probability_ties);
+    else
+      sort_logprobs(row, "logprobs", probability_ties);
+  }
+}
+
+/* Whether value v of axis a leaves the order of tied tokens to the sort ("unspecified"). */
+static int is_any_order(int a, int v) {
+  return (a == SIEVE_AXIS_TOPP_TIES && v == SIEVE_TOPP_TIES_UNSPECIFIED) ||
+         (a == SIEVE_AXIS_TOPK_TIES && v == SIEVE_TOPK_TIES_UNSPECIFIED);
+}
+
+/* Whether the rule leaves the order of tied tokens to the sort on a tie axis the answer read:
+ * then any tied tokens may stay, as many as the rule keeps. */
+static int any_tie_order(const sieve_rule *rule, uint32_t consulted) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if ((consulted >> a & 1) && is_any_order(a, sieve_rule_get(rule, a)))
+      return 1;
+  return 0;
+}
+
+/* Whether the implementation's answer is `r`, the rule's; where the rule leaves the order of
+ * tied tokens to the sort (any_tie_order), up to which tied tokens it kept: its logprobs
+ * compared sorted (tokens of equal logit have equal ones; ranked by probability, so do those of
+ * equal float64 probability, as_ranked). */
+static int agrees_with(fit_case *fc, const char *r_text, int precision, const sieve_rule *rule,
+                       int any_order) {
   cJSON *r = cJSON_Parse(r_text);
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(fc->result->fixture, "expect");
   cJSON *want = r ? rule_expectation(expect, r) : NULL;
   if (r && !want)
-    want = generic(r);
+    want = fit_expectation(r);
+  cJSON *got = any_order && have(fc) ? cJSON_Duplicate(have(fc), 1) : NULL;
+  const int by_p = sieve_rule_get(rule, SIEVE_AXIS_RANK_KEY) == SIEVE_RANK_KEY_PROBABILITY;
+  if (got) {
+    sort_rows(want, by_p);
+    sort_rows(got, by_p);
+  }
   char why[8];
-  int yes = want && have(fc) && sieve_check_at(want, have(fc), precision, why, sizeof why, NULL);
+  int yes = want && have(fc) &&
+            sieve_check_at(want, got ? got : have(fc), precision, why, sizeof why, NULL);
+  cJSON_Delete(got);
   cJSON_Delete(want);
   cJSON_Delete(r);
   return yes;
@@ -348,10 +431,14 @@ static const memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rul
   if (f->buf.failed)
     return NULL;
   int as_spec = strcmp(f->buf.data, fc->spec) == 0;
-  int agrees = as_spec ? fc->result->alone == OUTCOME_PASS
-                       : strcmp(f->buf.data, fc->result->answer) == 0 ||
-                             recorded_reading(fc, rule, consulted) ||
-                             agrees_with(fc, f->buf.data, f->precision);
+  /* DeepInfer's answer agrees as the fixture judged it; a rule that leaves tied tokens to the
+   * sort may also give any other choice of them. */
+  const int any_order = any_tie_order(rule, consulted);
+  int agrees = as_spec && fc->result->alone == OUTCOME_PASS;
+  if (!agrees && (!as_spec || any_order))
+    agrees = strcmp(f->buf.data, fc->result->answer) == 0 ||
+             recorded_reading(fc, rule, consulted) ||
+             agrees_with(fc, f->buf.data, f->precision, rule, any_order);
   memo_entry *added = memo_add(fc, rule, consulted, agrees, as_spec);
   if (added)
     note_answer(added, f->buf.data);
@@ -386,14 +473,18 @@ static size_t score(fitter *f, const sieve_rule *rule) {
 
 /* ----------------------------------------------------------------------------- search */
 
+/* The departures from DeepInfer's rule, an order left to the sort weighing more than all the
+ * others: it explains a tie by allowing any, so a rule that explains it by a choice is better. */
 static int departures(const sieve_rule *r) {
   int n = 0;
-  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
-    n += sieve_rule_get(r, a) != 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    const int v = sieve_rule_get(r, a);
+    n += v == 0 ? 0 : is_any_order(a, v) ? SIEVE_AXIS_COUNT : 1;
+  }
   return n;
 }
 
-/* Better: more cases agree, then fewer departures from DeepInfer's rule. */
+/* Better: more cases agree, then fewer departures from DeepInfer's rule (those weighed). */
 static int better(size_t s, const sieve_rule *r, size_t best_s, const sieve_rule *best) {
   return s > best_s || (s == best_s && departures(r) < departures(best));
 }
@@ -716,6 +807,33 @@ static int ties_fit(fitter *f, const fit_result *fit, const uint32_t *reads, int
   return 1;
 }
 
+/* "unspecified" (any tie order) explains whatever a specific order does, so the evidence never
+ * rules it out: a specific order that explains as much is the reading, unspecified only the
+ * one no specific order fits. */
+static uint32_t prefer_specific_order(int a, uint32_t values) {
+  for (int v = 0; v < sieve_axis_values(a); v++)
+    if (is_any_order(a, v) && (values & ~(1u << v)))
+      return values & ~(1u << v);
+  return values;
+}
+
+/* The fitted rule with a specific tie order where one explains as many cases as
+ * "unspecified" (prefer_specific_order). */
+static void specific_orders(fitter *f, fit_result *fit) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    if (!is_any_order(a, sieve_rule_get(&fit->rule, a)))
+      continue;
+    const size_t at = score(f, &fit->rule);
+    for (int v = 0; v < sieve_axis_values(a); v++) {
+      sieve_rule c = fit->rule;
+      if (!is_any_order(a, v) && sieve_rule_set(&c, a, v) == 0 && score(f, &c) >= at) {
+        fit->rule = c;
+        break;
+      }
+    }
+  }
+}
+
 /* An axis over the weighed cases: the values that explain as many, and the first cases that
  * decide it (the fit explains them and another value does not). */
 static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a) {
@@ -754,6 +872,7 @@ static int describe_axes(fitter *f, fit_result *fit) {
       f->all = 1;
       weigh_axis(f, fit, reads, a);
     }
+    x->candidates = prefer_specific_order(a, x->candidates);
     if (x->candidates != (1u << x->value))
       x->value = -1;
   }
@@ -976,12 +1095,29 @@ static void residual_detail(fitter *f, size_t i, const fit_result *fit, const ch
   sieve_case_detail_found(c->fixture, have(fc), found, why, c->detail, sizeof c->detail);
 }
 
-/* Whether an unexplained failure turns on axis a: another value of it changes the oracle's
- * answer there, into an error or out of one where the implementation answered an error. Then
- * the value the search kept is no more than the nearest: the implementation follows no value
- * of the axis on every case (a choice sieve has no value for, or a departure elsewhere). */
+/* The axes a case is about: the one its fixture says it discriminates (fixtures/README.md,
+ * "axis"; the mass top-p compares is the boundary's statement), or those whose fingerprint
+ * probes asked it. */
+static uint32_t declared_axes(const fit_case *fc) {
+  if (fc->result->probed_axes)
+    return fc->result->probed_axes;
+  const char *axis = sieve_case_str(fc->result->fixture, "axis");
+  axis = strcmp(axis, "topp_mass") == 0 ? "boundary" : axis;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if (strcmp(sieve_axis_name(a), axis) == 0)
+      return 1u << a;
+  return 0;
+}
+
+/* Whether an unexplained failure turns on axis a: the case is about it, and another value of
+ * it changes the oracle's answer there, into an error or out of one where the implementation
+ * answered an error. Then the value the search kept is no more than the nearest: the
+ * implementation follows no value of the axis on every case (a choice sieve has no value for).
+ * A failure in a case about another axis names none: it stays in the residual. */
 static int turns_on(fitter *f, size_t i, const fit_result *fit, int a) {
   fit_case *fc = &f->cases[i];
+  if (!(declared_axes(fc) >> a & 1))
+    return 0;
   const memo_entry *at = evaluate(f, fc, &fit->rule);
   const cJSON *h = have(fc), *rows = cJSON_GetObjectItemCaseSensitive(h, "rows");
   const int impl_error = cJSON_GetObjectItemCaseSensitive(h, "error") ||
@@ -1015,6 +1151,23 @@ static void mark_unfit(fitter *f, fit_result *fit, const residual *res, size_t n
     }
     if (x->unfit)
       x->value = -1;
+  }
+}
+
+/* The fingerprint's joint reading: each axis's probe rows read under the values the fit found
+ * on every other axis. */
+static void read_probes(fitter *f, fit_result *fit) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    fit->axes[a].probed = 0;
+    for (int v = 0; v < sieve_axis_values(a); v++) {
+      sieve_rule r = fit->rule;
+      int all = sieve_rule_set(&r, a, v) == 0;
+      for (size_t i = 0; all && i < f->n; i++)
+        if (f->cases[i].result->probed_axes >> a & 1)
+          all = explains(f, i, &r);
+      fit->axes[a].probed |= (uint32_t)all << v;
+    }
+    fit->axes[a].probed = prefer_specific_order(a, fit->axes[a].probed);
   }
 }
 
@@ -1257,6 +1410,7 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
       search_pairs(&f, fit) != 0)
     goto fail;
   keep_needed_misreadings(&f, fit);
+  specific_orders(&f, fit);
   if (describe_axes(&f, fit) != 0)
     goto fail;
   misreading_alternatives(&f, fit);
@@ -1268,6 +1422,7 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
   if (rewrite_cases(&f, fit, res, &n_res) != 0)
     goto fail;
   mark_unfit(&f, fit, res, n_res);
+  read_probes(&f, fit);
   nearest_profiles(fit, starts, n_starts);
   qsort(res, n_res, sizeof *res, by_key);
   rc = group_residual(&f, fit, res, n_res);

@@ -34,7 +34,8 @@ typedef struct fit_axis {
   int from_hello;        /* draw: set by hello ("rng": "own"), not by cases */
   size_t n_deciding;     /* cases found that the fitted value explains and another does not, */
   char deciding[200];    /* at most FIT_DECIDING, and their ids, comma-separated */
-} fit_axis;
+  uint32_t probed;       /* bit v: the fit with this axis at v explains every case whose */
+} fit_axis;              /* probed_axes name it (the fingerprint's joint reading) */
 
 /* Failures the fitted rule does not explain that share what differs and the parameters. */
 typedef struct fit_group {
@@ -68,6 +69,12 @@ typedef struct fit_result {
 /* The departures of a fitted rule from DeepInfer's, "boundary=ge + topp_ties=highest", or
  * "deepinfer"; undetermined axes are left out. */
 void fit_rule_text(const fit_result *fit, char *out, size_t len);
+
+/* An oracle answer as an expectation (fixtures/README.md, "Matchers"): its numbers within 1e-9
+ * relative, or 1e-6 at float32, its strings and shape exactly, without the oracle's own extra
+ * members and error messages. The fit judges by it where the fixture's has another shape. */
+struct cJSON;
+struct cJSON *fit_expectation(const struct cJSON *answer);
 
 struct run_report;
 struct sieve_fixtures;

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fit.h"
 #include "protocol/conn.h"
@@ -40,10 +41,11 @@ typedef struct case_result {
   char expected_note[240];  /* its reason (and issue) there */
   char digest[17];          /* a failure's decisions (sieve_answer_digest), "" otherwise */
   char expected_digest[17]; /* the one the expectation file recorded, "" when none */
-  int changed;    /* listed, still failing, but with other decisions than the file recorded */
-  int masked;     /* listed, passes now, while the run has new failures that may hide it */
-  char *answer;   /* this case's answer in the first pass, canonical JSON */
-  double seconds; /* how long it took to answer (the first pass; the draws) */
+  int changed;          /* listed, still failing, but with other decisions than the file recorded */
+  int masked;           /* listed, passes now, while the run has new failures that may hide it */
+  char *answer;         /* this case's answer in the first pass, canonical JSON */
+  uint32_t probed_axes; /* a fingerprint probe's row: the axes whose probes asked it */
+  double seconds;       /* how long it took to answer (the first pass; the draws) */
 } case_result;
 
 typedef enum progress_mode { PROGRESS_NONE, PROGRESS_TERMINAL, PROGRESS_LINES } progress_mode;

@@ -4,6 +4,9 @@ the fixtures separate (an axis they do not separate may be undetermined, never w
 misreading, and every failure explained:
 
 - every built-in profile, on all the fixtures;
+- `sieve fingerprint` of each of these rules names the rule's value on every axis it determines
+  (several values only where one of them is the rule's, never "no value fits"), and never
+  contradicts the fit of `sieve run`;
 - 200 random rules of 3 to 8 axes off DeepInfer's (seeded, so a failure repeats), on the cases
   that separate an axis value (a fixture file of those; large-vocab and big batches left out:
   the profiles cover them, and they cost the most);
@@ -54,6 +57,26 @@ def recovered(ctx, values, rule, report):
     return "; ".join(problems)
 
 
+def fingerprint_agrees(ctx, impl, values, rule, report) -> str:
+    """'' when sieve fingerprint of impl finds the rule (or leaves an axis open with the rule's
+    value among the candidates), its fit over the probes is the rule on every axis it
+    determines, and it determines no axis otherwise than the run's fit; else what differs."""
+    fitted = (report or {}).get("diagnosis", {}).get("rule", {})
+    found = ctx.json("fingerprint", "--impl", impl)
+    probes_fit = found.get("diagnosis", {}).get("rule", {})
+    problems = [f"the fit over the probes: {a}={v}, the rule's {rule.get(a, values[a][0])}"
+                for a, v in probes_fit.items() if v is not None and v != rule.get(a, values[a][0])]
+    for a in found["axes"]:
+        axis, names, want = a["axis"], a["values"], rule.get(a["axis"], values[a["axis"]][0])
+        if a["verdict"].startswith("not determined"):
+            continue
+        if want not in names:
+            problems.append(f"fingerprint {axis}: {a['verdict']}, the rule's {want}")
+        elif len(names) == 1 and fitted.get(axis) not in (None, want):
+            problems.append(f"fingerprint {axis}={want}, the run's fit {fitted[axis]}")
+    return "; ".join(problems)
+
+
 def profiles(ctx, values):
     rules = {p["name"]: {a: x["value"] for a, x in p["axes"].items() if x["value"] != values[a][0]}
              for p in ctx.json("profiles")}
@@ -62,9 +85,10 @@ def profiles(ctx, values):
     def judge(name, result):
         status, report, err = result
         problem = recovered(ctx, values, rules[name], report) if report else err[-300:]
+        problem += fingerprint_agrees(ctx, f"profile:{name}", values, rules[name], report)
         nearest = report and report["diagnosis"]["nearest_profiles"][0]
         ctx.check(f"profile:{name} is fitted back: its rule on every determined axis, every "
-                  "failure explained, itself the nearest profile",
+                  "failure explained, itself the nearest profile; its fingerprint agrees",
                   not problem and nearest and nearest["name"] == name and not nearest["differs"],
                   problem or str(nearest))
 
@@ -106,6 +130,8 @@ def random_combinations(ctx, values):
     def judge(rule, result):
         status, report, err = result
         problem = recovered(ctx, values, rule, report) if report else err[-300:]
+        text = ",".join(f"{a}={v}" for a, v in rule.items())
+        problem += fingerprint_agrees(ctx, f"rule:{text}", values, rule, report)
         if problem:
             failures.append(f"{rule}: {problem}")
 
@@ -113,7 +139,8 @@ def random_combinations(ctx, values):
     ctx.in_pairs(rules, start, judge)
     folder.cleanup()
     ctx.check(f"{len(rules)} random rules of 3 to 8 axes are each fitted back on every axis the "
-              "fixtures separate, every failure explained", not failures,
+              "fixtures separate, every failure explained, and their fingerprints agree",
+              not failures,
               f"{len(failures)} not: {failures[:3]}")
 
 

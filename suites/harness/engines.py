@@ -1,11 +1,16 @@
 """Engines side by side: the fingerprint names every axis of every profile and of the mutants
-that carry an axis value, and the nearest profile when none matches; sieve diff finds the
-differences an axis explains and none between the oracle and itself or the faithful port; both
-survive implementations that crash or exit."""
+that carry an axis value, and the nearest profile when none matches; read jointly, it says "no
+value fits" to a top-p rule outside the boundary axis without blaming another axis, and finds
+the rank key of samplers that answer in probability space; sieve diff finds the differences an
+axis explains and none between the oracle and itself or the faithful port; both survive
+implementations that crash or exit."""
 
 import re
+from pathlib import Path
 
 from sieve_cli import FAKES, fixtures
+
+OUTSIDE = Path(__file__).resolve().parent / "outside_adapters.py"
 
 # What the fingerprint finds in the wrong ports: reversed-ties reverses every tie, so both
 # cuts keep the highest ids; t0-argmax keeps the first maximum while validate still clamps, so
@@ -36,18 +41,22 @@ def fingerprint(ctx, impl):
 
 def blind_axes(rule):
     """The axes a profile's other choices hide from the probes: with top-p not applied its
-    boundary, ties and the place of temperature do not show; when every tied token stays the
+    boundary, ties, the place of temperature and top_p = 1 do not show; when every tied token stays the
     boundary does not; when T = 0 is rejected a negative T is rejected either way; with a
-    generator of its own, u is never the 0 at which an inclusive accept test shows."""
+    generator of its own, u is never the 0 at which an inclusive accept test shows; when the
+    tokens tied with the k-th stay in an order of the sort's own, a ranking by probability,
+    which ties the tokens whose probabilities underflow, may keep the ones the logit keeps."""
     hidden = set()
     if rule["topp_scope"] == "ignored":
-        hidden |= {"boundary", "topp_ties", "temperature_at"}
+        hidden |= {"boundary", "topp_ties", "temperature_at", "topp_one"}
     if rule["topp_ties"] == "all":
         hidden.add("boundary")
     if rule["t0"] == "reject":
         hidden.add("t0_below")
     if rule["draw"] == "own":
         hidden.add("spec_accept")
+    if rule["topk_ties"] == "unspecified":
+        hidden.add("rank_key")
     return hidden
 
 
@@ -69,6 +78,33 @@ def fingerprints(ctx):
     near = ctx.cmd("fingerprint", "--impl", f"lib:{ctx.mutants}/libge-boundary.so").stdout
     ctx.check("fingerprint of a mutant no profile matches names the nearest and where it differs",
               "nearest: deepinfer: differs on boundary (profile gt, found ge)" in near, near[-300:])
+
+
+def outside_the_axes(ctx):
+    """The samplers of outside_adapters.py, through the Python template."""
+    def impl(name):
+        return f"exec:{ctx.python} {OUTSIDE} {name}"
+    got, matches = fingerprint(ctx, impl("inclusive"))
+    want = {"boundary": "no value fits", "topp_scope": "full", "topp_ties": "lowest",
+            "temperature_at": "before", "rank_key": "probability", "topk_ties": "by_id"}
+    wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v}
+    ctx.check("fingerprint of a top-p that keeps the mass with the token at most top_p: boundary "
+              "'no value fits', and no other axis blamed for it", not wrong and not matches,
+              f"got/wanted {wrong}, matches {matches}")
+    text = ctx.cmd("fingerprint", "--impl", impl("inclusive")).stdout
+    ctx.check("its fingerprint's fit over the probes groups the rows no value explains",
+              "the fit over the probes'" in text and
+              "keeps fewer tokens than the rule keeps; every one with top_p = 0.6" in text,
+              text[-600:])
+    _, report, err = ctx.run(impl("inclusive"), "--suite", "ordering", "--no-batches")
+    fit = (report or {}).get("diagnosis", {})
+    ctx.check("sieve run names its top-p rule as the reading topp-inclusive-cumsum, every failure "
+              "explained", fit.get("misreadings") == ["topp-inclusive-cumsum"]
+              and fit.get("explained") == fit.get("failures") > 0, str(fit)[:300] or err[-300:])
+    for name, key in (("probability", "probability"), ("probability-logit", "logit")):
+        got, _ = fingerprint(ctx, impl(name))
+        ctx.check(f"fingerprint of a sampler answering in probability space, ranking by {key}, "
+                  f"finds rank_key {key}", got.get("rank_key") == key, f"got {got}")
 
 
 def diffs(ctx):
@@ -126,5 +162,6 @@ def survive_crashes(ctx):
 
 def checks(ctx):
     fingerprints(ctx)
+    outside_the_axes(ctx)
     diffs(ctx)
     survive_crashes(ctx)

@@ -1,0 +1,72 @@
+"""Samplers written for the fingerprint's joint reading, each through the Python template
+(harness/adapters/python_adapter.py) as a user would write one, with DeepInfer's parameter
+checks and one choice of its own:
+
+    inclusive          top-p keeps the tokens whose mass with them stays at most top_p (at
+                       least one): a top-p rule that no value of the boundary axis describes
+    probability        answers in probability space: the log of its float64 probabilities,
+                       so a kept token whose probability underflows comes back removed
+    probability-logit  the same, ranking the tokens by their scaled logit
+
+Run as `exec:/usr/bin/python3 suites/harness/outside_adapters.py NAME`.
+"""
+
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "harness", "adapters"))
+import python_adapter as template  # noqa: E402
+
+
+def ranked_probabilities(logits, temperature, top_k, top_p, engine, by_logit):
+    """DeepInfer's checks, then the scaled row (a float32 multiply by 1/T), its float64
+    probabilities and the finite tokens in rank order (stable: ties in token order)."""
+    temperature, top_k, top_p = template.deepinfer_params(temperature, top_k, top_p)
+    logits = template.deepinfer_logits(logits, engine or {}, temperature)
+    scaled = logits * (1.0 / temperature)
+    probs = torch.softmax(scaled.double(), dim=0)
+    ids = torch.nonzero(~torch.isinf(scaled)).flatten()
+    key = scaled.double()[ids] if by_logit else probs[ids]
+    return scaled, probs, ids[torch.sort(key, descending=True, stable=True).indices], top_k, top_p
+
+
+def in_probability_space(probs, ranked, kept):
+    """The log of the kept tokens' renormalized probabilities: 0 logs to -inf."""
+    out = torch.zeros_like(probs)
+    out[ranked[:kept]] = probs[ranked[:kept]] / probs[ranked[:kept]].sum()
+    return torch.log(out)
+
+
+def inclusive(logits, temperature, top_k, top_p, engine=None):
+    """Answers in logit space, as DeepInfer does: the log-softmax of the kept scaled logits."""
+    scaled, probs, ranked, top_k, top_p = ranked_probabilities(logits, temperature, top_k,
+                                                                top_p, engine, False)
+    with_token = torch.cumsum(probs[ranked], 0)
+    kept = max(1, int((with_token <= top_p).sum())) if top_p < 1 else len(ranked)
+    kept = ranked[:min(kept, top_k) if top_k != -1 else kept]
+    masked = torch.full_like(probs, -torch.inf)
+    masked[kept] = scaled.double()[kept]
+    return torch.log_softmax(masked, dim=0)
+
+
+def probability_space(by_logit):
+    def sampler(logits, temperature, top_k, top_p, engine=None):
+        _, probs, ranked, top_k, top_p = ranked_probabilities(logits, temperature, top_k,
+                                                               top_p, engine, by_logit)
+        before = torch.cumsum(probs[ranked], 0) - probs[ranked]
+        kept = int((before <= top_p).sum()) if top_p < 1 else len(ranked)
+        return in_probability_space(probs, ranked, min(kept, top_k) if top_k != -1 else kept)
+    return sampler
+
+
+SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
+            "probability-logit": probability_space(True)}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
+        sys.exit(f"usage: outside_adapters.py {'|'.join(SAMPLERS)}")
+    template.filter_logprobs = SAMPLERS[sys.argv[1]]
+    template.main()
