@@ -153,6 +153,9 @@ READINGS = (
          FILTER_OPS + ("validate",)),
         ("t0_below=nonpositive", "000:9,000:63", "a negative temperature is accepted and takes "
          "the temperature-0 rule", FILTER_OPS + ("validate",)),
+        ("t0_below=zero_negative_scales", "000:9,000:11", "only T = 0 takes the temperature-0 "
+         "rule, and a negative temperature is accepted and scales the logits, reversing them "
+         "(transformers.js)", FILTER_OPS + ("validate",)),
         ("t0=argmax", "000:9", "T below 1e-5 is greedy: the first maximum alone, the logits "
          "not scaled (vLLM's rule)", FILTER_OPS + ("validate",)),
         ("t0=topk1", "000:9", "T below 1e-5 becomes T = 1 with top_k = 1 (SGLang's rule)",
@@ -188,7 +191,8 @@ NONE = None  # the rule itself: no reading switched on
 
 
 T0_BELOW = {"t0_below=below_1e-6": lambda t: t < 1e-6, "t0_below=zero": lambda t: t == 0,
-            "t0_below=nonpositive": lambda t: t <= 0}
+            "t0_below=nonpositive": lambda t: t <= 0,
+            "t0_below=zero_negative_scales": lambda t: t == 0}
 
 
 T0_READINGS = tuple(T0_BELOW) + ("t0=topk1", "t0=reject", "t0=argmax", "temperature_floor=0.01")
@@ -207,6 +211,8 @@ def _other_t0(p: ref.Params, reading) -> Optional[ref.Params]:
     if reading == "t0_below=nonpositive" and -math.inf < t < 0:
         ref.check_params(ref.Params(1.0, p.top_p, p.top_k))
         return ref.Params(eps, 1.0, -1)
+    if reading == "t0_below=zero_negative_scales" and -math.inf < t < 0:
+        return _filters_checked(t, p.top_p, p.top_k)
     checked = ref.check_params(p)  # raises as the rule does
     if reading in T0_BELOW and t < eps and not T0_BELOW[reading](t):
         return _filters_checked(t, p.top_p, p.top_k)

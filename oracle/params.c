@@ -9,18 +9,21 @@
  * A top_k left out (SIEVE_TOP_K_UNSET) is -1 under every rule.
  * Invariant: normalizing a normalized set changes nothing.
  * Other engines' choices (a sieve_rule) change only what the rule's axes say:
- * which temperatures take the temperature-0 rule and what it does, a
+ * which temperatures take the temperature-0 rule and what it does (and whether
+ * a negative one is accepted, to take that rule or to scale the logits), a
  * temperature floor, and whether top_k 0 or -1 means off.
  */
 #include <math.h>
 
 #include "internal.h"
 
+static int negative_accepted(const sieve_rule *rule) {
+  const int below = SIEVE__AXIS(rule, T0_BELOW, t0_below);
+  return below == SIEVE_T0_BELOW_NONPOSITIVE || below == SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES;
+}
+
 static int check_temperature(const sieve_rule *rule, double t) {
-  return (isnan(t) || isinf(t) ||
-          (t < 0.0 && SIEVE__AXIS(rule, T0_BELOW, t0_below) != SIEVE_T0_BELOW_NONPOSITIVE))
-             ? SIEVE_ETEMPERATURE
-             : 0;
+  return (isnan(t) || isinf(t) || (t < 0.0 && !negative_accepted(rule))) ? SIEVE_ETEMPERATURE : 0;
 }
 
 static int check_top_p(double p) { return (isnan(p) || !(p > 0.0) || p > 1.0) ? SIEVE_ETOPP : 0; }
@@ -49,6 +52,7 @@ static int takes_t0_rule(const sieve_rule *rule, double t) {
   case SIEVE_T0_BELOW_MICRO:
     return t < 1e-6;
   case SIEVE_T0_BELOW_ZERO:
+  case SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES:
     return t == 0.0;
   case SIEVE_T0_BELOW_NONPOSITIVE:
     return t <= 0.0;
@@ -91,7 +95,7 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
     rc = check_top_k(p.top_k);
   if (rc == 0 && takes_t0_rule(rule, p.temperature))
     rc = apply_t0(rule, &p);
-  else if (rc == 0 && p.temperature < 0.01 &&
+  else if (rc == 0 && p.temperature > 0.0 && p.temperature < 0.01 &&
            SIEVE__AXIS(rule, TEMPERATURE_FLOOR, temperature_floor) == SIEVE_TEMPERATURE_FLOOR_CENTI)
     p.temperature = fmax(p.temperature, 0.01);
   if (rc == 0)

@@ -169,7 +169,10 @@ typedef struct sieve_engine {
   V(T0_BELOW, EPS, "below_1e-5", "T < 1e-5")                                           \
   V(T0_BELOW, MICRO, "below_1e-6", "T < 1e-6")                                         \
   V(T0_BELOW, ZERO, "zero", "T = 0 only")                                              \
-  V(T0_BELOW, NONPOSITIVE, "nonpositive", "T <= 0: a negative temperature is accepted")
+  V(T0_BELOW, NONPOSITIVE, "nonpositive", "T <= 0: a negative temperature is accepted")     \
+  V(T0_BELOW, ZERO_NEGATIVE_SCALES, "zero_negative_scales", "T = 0 only; a negative T is "   \
+                                                            "accepted and scales the logits, " \
+                                                            "reversing them")
 
 #define SIEVE_T0_VALUES(V)                                                                \
   V(T0, CLAMP, "clamp", "T becomes 1e-5 with top_p 1 and top_k off: equal logits share")  \

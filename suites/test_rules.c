@@ -218,6 +218,20 @@ Test(rules, t0_thresholds_say_which_temperatures_take_the_t0_rule) {
   expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "a negative T takes the rule");
 }
 
+Test(rules, a_negative_temperature_that_scales_reverses_the_row) {
+  const float row[3] = {1.0f, 2.0f, 3.0f};
+  sieve_rule r = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES);
+  sieve_params in = {-1.0, 1.0, -1}, out;
+  cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
+  expect_near(out.temperature, -1.0, 0, "a negative T stays as given");
+  in.temperature = 0.0;
+  cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
+  expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "T = 0 takes the temperature-0 rule");
+  filtered f = run_rule(&r, row, 3, -1.0, 0.6, -1);
+  cr_expect_eq(f.info.kept, 1);
+  cr_expect(is_kept(&f, 0), "the lowest logit is the most probable at T = -1");
+}
+
 Test(rules, hf_t0_reject_makes_temperature_zero_an_error) {
   sieve_rule r = with(SIEVE_AXIS_T0, SIEVE_T0_REJECT);
   sieve_params in = {0.0, 1.0, -1}, out;

@@ -64,7 +64,8 @@ def cases():
                      f"temperature {_fmt(t)}, top_p {_fmt(p)}, top_k {k}: the first failing "
                      "check (T, top_p, top_k) names it.", t, p, k))
     row = [1.0, 2.0, 3.0]
-    for name, t, p, k in order[:6] + [("clamp-resets-filters", 0.0, 0.2, 1)]:
+    for name, t, p, k in order[:6] + [("clamp-resets-filters", 0.0, 0.2, 1),
+                                      ("negative-temperature", -1.0, 0.9, -1)]:
         out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
                                   f"The filter checks its parameters the same way: temperature "
                                   f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k,

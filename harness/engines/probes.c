@@ -379,7 +379,12 @@ static mask probe_t0_below(prober *pr) {
   mask below_micro = ONE(T0_BELOW, EPS) | ONE(T0_BELOW, MICRO);
   mask m = like_zero(&t.tiny, &t.zero) ? ONE(T0_BELOW, EPS) : ALL(T0_BELOW) & ~ONE(T0_BELOW, EPS);
   m &= like_zero(&t.micro, &t.zero) ? below_micro : ALL(T0_BELOW) & ~below_micro;
-  /* Under a rule that rejects, T = -1 is an error either way. */
+  /* T = -1 scaling the row (the third token first) is a negative T accepted as any other;
+   * otherwise, under a rule that rejects, T = -1 is an error either way. */
+  const mask scales = ONE(T0_BELOW, ZERO_NEGATIVE_SCALES);
+  if (t.negative.t_eff < 0)
+    return m & scales;
+  m &= ~scales;
   if (!t.zero.r.error)
     m &= like_zero(&t.negative, &t.zero) ? ONE(T0_BELOW, NONPOSITIVE)
                                          : ALL(T0_BELOW) & ~ONE(T0_BELOW, NONPOSITIVE);

@@ -210,7 +210,7 @@ const engine_profile profiles[] = {
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_IGNORED,
-      .t0_below = SIEVE_T0_BELOW_ZERO,
+      .t0_below = SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .draw = SIEVE_DRAW_OWN},
@@ -226,7 +226,8 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_AT) = SEEN("_get_logits_processor: TemperatureLogitsWarper before the "
                                "sampler's top-k (no top-p for it to move)"),
       A(T0_BELOW) = SEEN("modeling_utils.js: temperature === 0 && do_sample switches do_sample "
-                         "off; other temperatures, negative ones too, divide"),
+                         "off; other temperatures, negative ones too, divide "
+                         "(TemperatureLogitsWarper); run: T = -1 answers the reversed row"),
       A(T0) = SEEN("logits_sampler.js LogitsSampler.getSampler: GreedySampler, the first "
                    "maximum"),
       A(TEMPERATURE_FLOOR) = SEEN("TemperatureLogitsWarper: no floor"),
