@@ -54,7 +54,8 @@ const cli_command cli_diff = {
     "where two implementations differ",
     "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json]\n"
     "                  [--timeout S]\n"
-    "The fixture cases two implementations answer differently, by the axis each discriminates.\n"
+    "The fixture cases two implementations answer differently, by the axis each discriminates,\n"
+    "and the rule each side's answers follow (the fit of sieve run over those cases).\n"
     "--timeout: per request (30 s); after 3 requests in a row without an answer a side is not\n"
     "asked again. Exit status: 0 no difference, 1 differences, 2 a usage error, no answer to\n"
     "hello, or a side that answered nothing.\n",

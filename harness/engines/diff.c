@@ -25,11 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiles.h"
 #include "protocol/conn.h"
 #include "protocol/jbuf.h"
 #include "protocol/request.h"
 #include "run/check.h"
 #include "run/fixture.h"
+#include "run/runner.h"
 #include "run/suites.h"
 
 typedef struct difference {
@@ -175,6 +177,8 @@ typedef struct side {
   int precision;             /* hello's "precision"; float32 when absent */
   size_t crashes, answered;
   size_t in_a_row; /* requests in a row without an answer; at CONN_GIVE_UP none is sent any more */
+  run_report fitted; /* its answers as sieve run judges them, and the fit of its rule */
+  size_t cap_results;
 } side;
 
 typedef struct differ {
@@ -327,14 +331,47 @@ static const char *kind_of(const cJSON *x, const cJSON *y, const cJSON *expect, 
   return tied ? "tied ids" : "values";
 }
 
-static void compare(differ *d, const char *id, const char *axis, const cJSON *expect,
-                    const cJSON *request) {
+/* Keeps a side's answer to a case for the fit of its rule, judged as sieve run judges it (a
+ * crash is not weighed). Out of memory, the fit has one case less. */
+static void keep(side *s, const cJSON *c, const cJSON *answer) {
+  run_report *r = &s->fitted;
+  if (!answer)
+    return;
+  if (r->n_cases == s->cap_results) {
+    size_t cap = s->cap_results ? 2 * s->cap_results : 64;
+    case_result *grown = realloc(r->cases, cap * sizeof *grown);
+    if (!grown)
+      return;
+    r->cases = grown;
+    s->cap_results = cap;
+  }
+  case_result *one = &r->cases[r->n_cases];
+  char why[400];
+  int error_mismatch = 0;
+  memset(one, 0, sizeof *one);
+  one->fixture = c;
+  snprintf(one->id, sizeof one->id, "%s", sieve_case_str(c, "id"));
+  one->suite = one->family = one->seed_ref = "";
+  int pass = sieve_check_at(cJSON_GetObjectItemCaseSensitive(c, "expect"), answer, s->precision,
+                            why, sizeof why, &error_mismatch);
+  one->alone = one->outcome = pass ? OUTCOME_PASS : error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
+  if (!pass)
+    sieve_case_detail(c, answer, s->precision, why, NULL, one->detail, sizeof one->detail,
+                      one->causes, sizeof one->causes);
+  if ((one->answer = cJSON_PrintUnformatted(answer)) != NULL)
+    r->n_cases++;
+}
+
+static void compare(differ *d, const cJSON *c, const char *id, const char *axis,
+                    const cJSON *expect, const cJSON *request) {
   char crash_a[300] = "", crash_b[300] = "";
   if (!both_offer(d, request))
     return;
   cJSON *x = ask(&d->a, request, crash_a, sizeof crash_a);
   cJSON *y = ask(&d->b, request, crash_b, sizeof crash_b);
   d->compared++;
+  keep(&d->a, c, x);
+  keep(&d->b, c, y);
   if (!agree(d, expect, x, y)) {
     if (d->n == d->cap) {
       d->cap = d->cap ? d->cap * 2 : 64;
@@ -387,7 +424,7 @@ static void compare_fixtures(differ *d, const sieve_fixtures *fx, const char *co
       fprintf(stderr, "sieve diff: %zu of %zu cases\n", done, total);
     cJSON *request = sieve_case_request_compact(c, err, sizeof err);
     if (request)
-      compare(d, sieve_case_str(c, "id"), sieve_case_str(c, "axis"),
+      compare(d, c, sieve_case_str(c, "id"), sieve_case_str(c, "axis"),
               cJSON_GetObjectItemCaseSensitive(c, "expect"), request);
     cJSON_Delete(request);
   }
@@ -398,6 +435,44 @@ static int axis_seen_before(const differ *d, size_t i) {
     if (strcmp(d->found[j].axis, d->found[i].axis) == 0)
       return 1;
   return 0;
+}
+
+/* An axis's fitted value for the report, "undetermined" or "no value fits". */
+static const char *fitted_value(const fit_axis *x, int a) {
+  return x->value >= 0 ? sieve_axis_value_name(a, x->value)
+         : x->unfit    ? "no value fits"
+                       : "undetermined";
+}
+
+/* Whether the two fits determine different values on an axis. */
+static int fits_differ(const differ *d, int a) {
+  const fit_axis *x = &d->a.fitted.fit.axes[a], *y = &d->b.fitted.fit.axes[a];
+  return x->value >= 0 && y->value >= 0 && x->value != y->value;
+}
+
+/* The rule each side's answers follow, as sieve run fits it over these cases, and the axes
+ * on which the two fits determine different values. */
+static void print_fits(const differ *d, const char *a, const char *b, int markdown) {
+  char ra[600], rb[600];
+  if (!d->a.fitted.fit.made || !d->b.fitted.fit.made)
+    return;
+  fit_rule_text(&d->a.fitted.fit, ra, sizeof ra);
+  fit_rule_text(&d->b.fitted.fit, rb, sizeof rb);
+  printf(markdown ? "\nThe rules their answers follow (the fit of `sieve run` over these cases): "
+                    "`%s` follows `%s`; `%s` follows `%s`.\n"
+                  : "the rules their answers follow (the fit of sieve run over these cases):\n"
+                    "  %s: %s\n  %s: %s\n",
+         a, ra, b, rb);
+  int any = 0;
+  for (int ax = 0; ax < SIEVE_AXIS_COUNT; ax++)
+    if (fits_differ(d, ax))
+      printf("%s%s (%s %s, %s %s)",
+             any++      ? ", "
+             : markdown ? "\nThey differ on "
+                        : "  they differ on ",
+             sieve_axis_name(ax), a, fitted_value(&d->a.fitted.fit.axes[ax], ax), b,
+             fitted_value(&d->b.fitted.fit.axes[ax], ax));
+  printf("%s", any ? "\n" : "");
 }
 
 /* The differences grouped by axis, the axes in the order they first differ (the probes', then
@@ -421,6 +496,7 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
   if (d->a.crashes || d->b.crashes)
     printf("%scrashes, hangs or garbage (each time restarted): %s %zu, %s %zu\n",
            markdown ? "\n" : "", a, d->a.crashes, b, d->b.crashes);
+  print_fits(d, a, b, markdown);
   for (size_t k = 0; k < d->n; k++) {
     const char *axis = d->found[k].axis;
     size_t n = 0;
@@ -461,10 +537,35 @@ static void print_json(const differ *d, const char *a, const char *b) {
     cJSON_AddItemToArray(cases, c);
   }
   cJSON_AddItemToObject(out, "cases", cases);
+  for (int k = 0; k < 2; k++) {
+    const fit_result *fit = k ? &d->b.fitted.fit : &d->a.fitted.fit;
+    cJSON *rule = fit->made ? cJSON_AddObjectToObject(out, k ? "fit_b" : "fit_a")
+                            : cJSON_AddNullToObject(out, k ? "fit_b" : "fit_a");
+    for (int ax = 0; fit->made && ax < SIEVE_AXIS_COUNT; ax++)
+      if (fit->axes[ax].value >= 0)
+        cJSON_AddStringToObject(rule, sieve_axis_name(ax),
+                                sieve_axis_value_name(ax, fit->axes[ax].value));
+      else
+        cJSON_AddNullToObject(rule, sieve_axis_name(ax));
+  }
   char *text = cJSON_PrintUnformatted(out);
   printf("%s\n", text ? text : "{}");
   free(text);
   cJSON_Delete(out);
+}
+
+/* The fit of each side's rule over the cases both answered (run/fit.h). */
+static void fit_sides(differ *d) {
+  fit_start starts[64];
+  size_t n = profiles_fit_starts(starts, sizeof starts / sizeof starts[0]);
+  side *const sides[2] = {&d->a, &d->b};
+  for (int k = 0; k < 2; k++) {
+    side *s = sides[k];
+    s->fitted.precision = s->precision;
+    s->fitted.own_rng = !strcmp(sieve_case_str(s->hello, "rng"), "own");
+    if (sieve_fit(&s->fitted, starts, n) != 0)
+      fprintf(stderr, "sieve diff: out of memory: no fit of the rules\n");
+  }
 }
 
 /* Starts an implementation and asks hello; -1, saying why, when it does not answer with ops. */
@@ -505,6 +606,7 @@ int sieve_diff(const diff_request *rq) {
     return 2;
   }
   compare_fixtures(&d, rq->fixtures, rq->suites);
+  fit_sides(&d);
   if (rq->format == DIFF_JSON)
     print_json(&d, rq->names[0], rq->names[1]);
   else
@@ -520,5 +622,12 @@ int sieve_diff(const diff_request *rq) {
             silent == &d.a ? rq->names[0] : rq->names[1], d.compared);
   stop(&d);
   free(d.found);
+  side *const sides[2] = {&d.a, &d.b};
+  for (int k = 0; k < 2; k++) {
+    const side *s = sides[k];
+    for (size_t i = 0; i < s->fitted.n_cases; i++)
+      free(s->fitted.cases[i].answer);
+    free(s->fitted.cases);
+  }
   return silent ? 2 : d.n ? 1 : 0;
 }

@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/profiles.h"
 #include "protocol/conn.h"
 #include "protocol/request.h"
 #include "run/check.h"
 #include "run/fixture.h"
+#include "run/runner.h"
 #include "run/suites.h"
 #include "speculative.h"
 
@@ -132,8 +134,33 @@ static int from_case(const cJSON *c, row_input *in, char *err, size_t len) {
   return rc;
 }
 
+/* A failure's cause as the fit of sieve run names it (run/fit.h), over this one case: the
+ * fewest departures from DeepInfer's rule whose answer is the implementation's. */
+static void fit_one(const cJSON *c, const char *answer, int precision, outcome o,
+                    const char *causes) {
+  static case_result r;
+  fit_start starts[64];
+  memset(&r, 0, sizeof r);
+  r.fixture = c;
+  snprintf(r.id, sizeof r.id, "%s", sieve_case_str(c, "id"));
+  r.suite = r.family = r.seed_ref = "";
+  r.answer = (char *)answer;
+  r.outcome = r.alone = o;
+  snprintf(r.causes, sizeof r.causes, "%s", causes);
+  run_report one = {.precision = precision, .cases = &r, .n_cases = 1};
+  if (sieve_fit(&one, starts, profiles_fit_starts(starts, 64)) != 0 || !one.fit.made)
+    return;
+  if (r.explained_by[0])
+    printf("explained by %s: the fewest departures from DeepInfer's rule whose answer this is "
+           "(one case; sieve run --impl fits the rule over every case)\n",
+           r.explained_by);
+  else
+    printf("no combination of axis values gives this answer: %s\n", r.detail);
+}
+
 /* The answer of an implementation to a case's request, its verdict at the implementation's
- * precision and, for a failure, the detail sieve run gives (with the hint of a reading). */
+ * precision and, for a failure, the detail sieve run gives (with the hint of a reading) and the
+ * cause the fit names. */
 static int ask_impl(const cJSON *c, const explain_request *rq) {
   char err[512], why[512] = "", detail[1200], causes[600];
   cJSON *request = sieve_case_request_compact(c, err, sizeof err);
@@ -159,10 +186,14 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
     printf("\n%s answers %.300s\npass at %s\n", rq->impl_arg, text,
            sieve_precision_name(precision));
   else if (answer) {
+    int error_mismatch = 0;
+    sieve_check_at(expect, answer, precision, why, sizeof why, &error_mismatch);
     sieve_case_detail(c, answer, precision, why, NULL, detail, sizeof detail, causes,
                       sizeof causes);
     printf("\n%s answers %.300s\nfail at %s: %s\n", rq->impl_arg, text,
            sieve_precision_name(precision), detail);
+    if (text)
+      fit_one(c, text, precision, error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL, causes);
   }
   free(text);
   cJSON_Delete(answer);

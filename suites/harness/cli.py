@@ -89,7 +89,8 @@ def shards(ctx):
 def selection_and_replay(ctx):
     """--suite, --family and --case select the union of what they name; a family or glob that
     selects nothing is a harness error; sieve case prints a case and its request for replay;
-    sieve explain --impl judges an implementation's answer to one case as sieve run does."""
+    sieve explain --impl judges an implementation's answer to one case as sieve run does, and
+    names the departures the fit finds for it."""
     def ids(*args):
         status, report, err = ctx.run("profile:deepinfer", *args)
         return status, {c["id"] for c in report["cases"]} if report else set(), err
@@ -123,6 +124,11 @@ def selection_and_replay(ctx):
     ctx.check("sieve explain ID --impl shows the implementation's answer, its verdict and the hint",
               out.returncode == 0 and "fail at float32" in out.stdout and "[ge-boundary]" in out.stdout,
               out.stdout[-400:] + out.stderr[-200:])
+    out = ctx.cmd("explain", "ordering/strict-boundary-8-equal-top-p-2-of-8", "--impl",
+                  "rule:boundary=ge,topp_ties=highest")
+    ctx.check("sieve explain ID --impl names the departures the fit of sieve run finds for an "
+              "answer two axis values give together",
+              "explained by boundary=ge + topp_ties=highest" in out.stdout, out.stdout[-400:])
 
 
 def bad_fixture_files(ctx):

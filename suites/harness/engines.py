@@ -5,6 +5,7 @@ the rank key of samplers that answer in probability space; sieve diff finds the 
 axis explains and none between the oracle and itself or the faithful port; both survive
 implementations that crash or exit."""
 
+import json
 import re
 from pathlib import Path
 
@@ -109,11 +110,18 @@ def outside_the_axes(ctx):
 
 def diffs(ctx):
     out = ctx.cmd("diff", "profile:deepinfer", "profile:vllm", "--suite", "ordering")
-    line = next((li for li in out.stdout.split("boundary (")[0].splitlines()
+    line = next((li for li in out.stdout.split("\nboundary (")[0].splitlines()
                  if "seed-examples/000-order-example-keeps-2 (values)" in li), "")
     ctx.check("sieve diff deepinfer vllm shows the (0.5, 0.3, 0.2) order example under topp_scope",
               out.returncode == 1 and "kept {0,1};" in line and "| kept {0};" in line,
               out.stdout[:300])
+    both = ctx.cmd("diff", "profile:deepinfer", "rule:boundary=ge,topp_ties=highest", "--suite",
+                   "ordering", "--format", "json")
+    fits = json.loads(both.stdout or "{}")
+    departs = {a: v for a, v in (fits.get("fit_b") or {}).items()
+               if v and v != (fits.get("fit_a") or {}).get(a)}
+    ctx.check("sieve diff fits each side's rule as sieve run does: two departures at once, both "
+              "named", departs == {"boundary": "ge", "topp_ties": "highest"}, str(departs))
     empty = ctx.cmd("diff", f"exec:{FAKES / 'empty-answers.sh'}", "profile:deepinfer", "--suite",
                     "ordering")
     ctx.check("sieve diff of an implementation answering {} finds every case different, either way",
