@@ -346,20 +346,12 @@ static void keep(side *s, const cJSON *c, const cJSON *answer) {
     s->cap_results = cap;
   }
   case_result *one = &r->cases[r->n_cases];
-  char why[400];
-  int error_mismatch = 0;
-  memset(one, 0, sizeof *one);
-  one->fixture = c;
-  snprintf(one->id, sizeof one->id, "%s", sieve_case_str(c, "id"));
-  one->suite = one->family = one->seed_ref = "";
-  int pass = sieve_check_at(cJSON_GetObjectItemCaseSensitive(c, "expect"), answer, s->precision,
-                            why, sizeof why, &error_mismatch);
-  one->alone = one->outcome = pass ? OUTCOME_PASS : error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
-  if (!pass)
-    sieve_case_detail(c, answer, s->precision, why, NULL, one->detail, sizeof one->detail,
-                      one->causes, sizeof one->causes);
-  if ((one->answer = cJSON_PrintUnformatted(answer)) != NULL)
+  cJSON *copy = cJSON_Duplicate(answer, 1);
+  sieve_case_of(one, c);
+  sieve_case_judge(one, answer, s->precision);
+  if (copy && (one->answer = sieve_answer_text(copy)) != NULL)
     r->n_cases++;
+  cJSON_Delete(copy);
 }
 
 static void compare(differ *d, const cJSON *c, const char *id, const char *axis,

@@ -89,6 +89,7 @@ static cJSON *probe_case(const probe_row *row, size_t index, jbuf *buf) {
   snprintf(id, sizeof id, "probe/%s/%zu", sieve_axis_name(first), index);
   cJSON_AddStringToObject(c, "id", id);
   cJSON_AddStringToObject(c, "family", "probes");
+  cJSON_AddStringToObject(c, "suite", "probes");
   cJSON_AddItemToObject(c, "request", request);
   sieve_serve_request(request, "fingerprint", &deepinfer, buf);
   cJSON *answer = buf->failed ? NULL : cJSON_Parse(buf->data);
@@ -113,19 +114,13 @@ static int add_case(joint_reading *j, const probe_row *row, int precision) {
     return -1;
   cJSON_AddItemToArray(j->fixtures, fixture);
   case_result *c = &j->report.cases[j->report.n_cases++];
-  memset(c, 0, sizeof *c);
-  snprintf(c->id, sizeof c->id, "%s", sieve_case_str(fixture, "id"));
-  c->fixture = fixture;
-  c->suite = c->family = "probes";
-  c->seed_ref = "";
+  sieve_case_of(c, fixture);
   c->probed_axes = row->axes;
-  c->answer = strdup(row->answer);
   cJSON *have = cJSON_Parse(row->answer);
-  int error_mismatch = 0;
-  int pass = have && sieve_check_at(cJSON_GetObjectItemCaseSensitive(fixture, "expect"), have,
-                                    precision, c->why, sizeof c->why, &error_mismatch);
+  if (have)
+    sieve_case_judge(c, have, precision);
+  c->answer = have ? sieve_answer_text(have) : NULL;
   cJSON_Delete(have);
-  c->alone = c->outcome = pass ? OUTCOME_PASS : error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL;
   return c->answer ? 0 : -1;
 }
 

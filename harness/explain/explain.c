@@ -136,19 +136,20 @@ static int from_case(const cJSON *c, row_input *in, char *err, size_t len) {
 
 /* A failure's cause as the fit of sieve run names it (run/fit.h), over this one case: the
  * fewest departures from DeepInfer's rule whose answer is the implementation's. */
-static void fit_one(const cJSON *c, const char *answer, int precision, outcome o,
-                    const char *causes) {
+static void fit_one(const cJSON *c, const cJSON *answer, int precision) {
   static case_result r;
   fit_start starts[64];
-  memset(&r, 0, sizeof r);
-  r.fixture = c;
-  snprintf(r.id, sizeof r.id, "%s", sieve_case_str(c, "id"));
-  r.suite = r.family = r.seed_ref = "";
-  r.answer = (char *)answer;
-  r.outcome = r.alone = o;
-  snprintf(r.causes, sizeof r.causes, "%s", causes);
+  cJSON *copy = cJSON_Duplicate(answer, 1);
+  sieve_case_of(&r, c);
+  sieve_case_judge(&r, answer, precision);
+  r.answer = copy ? sieve_answer_text(copy) : NULL;
+  cJSON_Delete(copy);
+  if (!r.answer)
+    return;
   run_report one = {.precision = precision, .cases = &r, .n_cases = 1};
-  if (sieve_fit(&one, starts, profiles_fit_starts(starts, 64)) != 0 || !one.fit.made)
+  int made = sieve_fit(&one, starts, profiles_fit_starts(starts, 64)) == 0 && one.fit.made;
+  free(r.answer);
+  if (!made)
     return;
   if (r.explained_by[0])
     printf("explained by %s: the fewest departures from DeepInfer's rule whose answer this is "
@@ -186,14 +187,11 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
     printf("\n%s answers %.300s\npass at %s\n", rq->impl_arg, text,
            sieve_precision_name(precision));
   else if (answer) {
-    int error_mismatch = 0;
-    sieve_check_at(expect, answer, precision, why, sizeof why, &error_mismatch);
     sieve_case_detail(c, answer, precision, why, NULL, detail, sizeof detail, causes,
                       sizeof causes);
     printf("\n%s answers %.300s\nfail at %s: %s\n", rq->impl_arg, text,
            sieve_precision_name(precision), detail);
-    if (text)
-      fit_one(c, text, precision, error_mismatch ? OUTCOME_ERROR : OUTCOME_FAIL, causes);
+    fit_one(c, answer, precision);
   }
   free(text);
   cJSON_Delete(answer);

@@ -69,8 +69,7 @@ static void strip_messages(cJSON *value) {
     cJSON_DeleteItemFromObjectCaseSensitive(value, "message");
 }
 
-/* An answer as canonical text, without error messages. */
-static char *canonical(cJSON *value) {
+char *sieve_answer_text(cJSON *value) {
   size_t len;
   strip_messages(value);
   return request_text(value, &len);
@@ -78,7 +77,14 @@ static char *canonical(cJSON *value) {
 
 /* ----------------------------------------------------------------------------- first pass */
 
-static void judge(case_result *r, const cJSON *answer, int precision) {
+void sieve_case_of(case_result *r, const cJSON *fixture) {
+  *r = (case_result){.fixture = fixture, .suite = suite_of_case(fixture)};
+  r->family = sieve_case_str(fixture, "family");
+  r->seed_ref = sieve_case_str(fixture, "seed_ref");
+  snprintf(r->id, sizeof r->id, "%s", sieve_case_str(fixture, "id"));
+}
+
+void sieve_case_judge(case_result *r, const cJSON *answer, int precision) {
   int error_mismatch = 0;
   char why[600];
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(r->fixture, "expect");
@@ -119,8 +125,8 @@ static void first_pass_unit(shared *s, conn *c, size_t index) {
     r->outcome = OUTCOME_CRASH;
     return;
   }
-  judge(r, answer, s->report->precision);
-  r->answer = canonical(answer); /* for the fit, and the batches to be compared with */
+  sieve_case_judge(r, answer, s->report->precision);
+  r->answer = sieve_answer_text(answer); /* for the fit, and the batches to be compared with */
   cJSON_Delete(answer);
 }
 
@@ -456,10 +462,7 @@ static int select_cases(const run_options *opt, const sieve_fixtures *fx, run_re
     if (!wanted(opt, suite, sieve_case_str(c, "family"), id, per_suite[suite_index(suite)]++) ||
         !(r = take(report, opt, &index)))
       continue;
-    *r = (case_result){.fixture = c, .suite = suite};
-    r->family = sieve_case_str(c, "family");
-    r->seed_ref = sieve_case_str(c, "seed_ref");
-    snprintf(r->id, sizeof r->id, "%s", id);
+    sieve_case_of(r, c);
   }
   size_t n_drawn = distribution_cases(all, 0, 1);
   n_drawn += specdist_cases(all + n_drawn);

@@ -83,6 +83,18 @@ typedef struct run_report {
   fit_result fit;     /* the rule the answers follow (fit.h) */
 } run_report;
 
+/* A fixture case's result before it is asked: its id, suite, family and seed line. */
+void sieve_case_of(case_result *r, const cJSON *fixture);
+
+/* The first pass's verdict on a case's answer, at a precision (sieve_precision): the outcome
+ * (also `alone`), and for a failure the matcher's reason, the digest, the detail and the readings
+ * that give it; for a pass, the readings it rules out. */
+void sieve_case_judge(case_result *r, const cJSON *answer, int precision);
+
+/* An answer as canonical text without error messages (they are never compared), malloc'd; NULL
+ * when out of memory. It removes the messages from `answer`. */
+char *sieve_answer_text(cJSON *answer);
+
 /* Nonzero when the case fails the gate: a failure the expectation file does not list or whose
  * answer changed from the one it recorded, or a listed failure that passed. */
 int sieve_case_unexpected(const case_result *c);
