@@ -75,6 +75,14 @@ def cases():
         out.append(c(f"{F}/top-p-tie-keeps-lowest-ids-{n}", F, "000:16-17",
                      f"{n} equal logits, top_p {p}: the kept tokens are the lowest ids.",
                      [1.0] * n, top_p=p, axis="topp_ties"))
+    # A block long enough that a sort stable on short rows (insertion sort below 16 elements)
+    # shows its own order.
+    out.append(c(f"{F}/top-k-tie-in-a-block-of-64", F, "000:16,000:18",
+                 "64 equal logits, top_k 20: the 20 lowest ids stay.", [1.0] * 64, top_k=20,
+                 axis="topk_ties"))
+    out.append(c(f"{F}/top-p-tie-in-a-block-of-64", F, "000:16-17",
+                 "64 equal logits, top_p 0.3: the 20 lowest ids stay.", [1.0] * 64, top_p=0.3,
+                 axis="topp_ties"))
     for row, k in (([0.0, -1000.0, -2000.0, -1500.0], 3),
                    ([0.0, -1100.0, -1500.0, -1200.0, -1600.0, -1000.0, -1300.0], 4)):
         out.append(c(f"{F}/underflowed-probabilities-tie-in-token-order-top-k-{k}", F, "000:16",

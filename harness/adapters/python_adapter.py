@@ -198,7 +198,8 @@ def answer(request: dict) -> dict:
     if op == "validate":
         def validated():
             t, k, p = sampler_params(*request_params(request.get("params", {})))
-            return {"params": {"temperature": t, "top_p": p, "top_k": k}}
+            return {"params": {"temperature": protocol_number(float(t)),
+                               "top_p": protocol_number(float(p)), "top_k": k}}
         return answered(validated)
     if op == "filter":
         engine = request.get("engine", {})
@@ -215,7 +216,12 @@ def main():
         if request.get("op") == "bye":
             print(json.dumps({"bye": True}), flush=True)
             return
-        print(json.dumps(answer(request), allow_nan=False), flush=True)
+        try:
+            line = json.dumps(answer(request), allow_nan=False)
+        except (TypeError, ValueError) as e:  # a value your functions returned is not JSON
+            line = json.dumps(error("implementation", f"the answer is not JSON: {e}",
+                                    "invalid_request"))
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

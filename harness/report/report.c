@@ -33,8 +33,8 @@ const char *report_verdict(const run_report *r) {
 
 const char *report_listed_pass(const case_result *c) {
   return c->masked ? "listed in the expectation file as a failure, passes now, possibly masked by "
-                     "a new departure (the new failures are named first): keep it until they are "
-                     "understood"
+                     "a new departure (the summary names the new failures first): keep it until "
+                     "they are understood"
                    : "listed in the expectation file as a failure, but passes: remove it";
 }
 
@@ -155,13 +155,14 @@ static void diagnosis_axes(const fit_result *f, FILE *out, int markdown) {
     const fit_axis *x = &f->axes[a];
     char value[160];
     report_axis_value(x, a, value, sizeof value);
-    const char *by = x->unfit        ? "unexplained failures turn on it: "
-                     : x->n_deciding ? "decided by "
-                                     : "no case separates its values";
+    const char *by = x->unfit                         ? "unexplained failures turn on it: "
+                     : x->n_deciding && x->value >= 0 ? "decided by "
+                     : x->n_deciding                  ? "rule out the other values: "
+                                                      : "no case separates its values";
     const char *cases = x->unfit ? x->unfit_cases : x->deciding;
     if (markdown)
       fprintf(out, "| `%s` | %s | %s%s |\n", sieve_axis_name(a), value,
-              x->n_deciding && !x->unfit ? "" : by, cases);
+              x->n_deciding && !x->unfit && x->value >= 0 ? "" : by, cases);
     else
       fprintf(out, "  %-20s %-30s %s%s\n", sieve_axis_name(a), value, by, cases);
   }

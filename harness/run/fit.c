@@ -234,58 +234,119 @@ static const cJSON *have(fit_case *fc) {
 }
 
 /* Whether the implementation's answer is `r`, the rule's. */
-static int by_logprob(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a < b) - (a > b);
+/* A row's tie classes: tokens a sort may order either way whatever the arithmetic, those of
+ * one input logit; ranked by probability, also those whose float64 probability is one subnormal
+ * number, or 0 (their logits differ, their probabilities do not). */
+typedef struct tie_token {
+  uint64_t tie_class;
+  double value; /* its logprob; -inf where removed */
+  size_t id;
+} tie_token;
+
+static int by_class(const void *x, const void *y) {
+  const tie_token *a = x, *b = y;
+  if (a->tie_class != b->tie_class)
+    return a->tie_class < b->tie_class ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Below this logprob a token's float64 probability is subnormal: ranked by probability, tokens
- * of distinct logits tie where their probabilities round to one subnormal number, or to 0. */
-#define SUBNORMAL_LOGPROB (-708.39)
-
-/* A logprob as the float64 probability ranks it: through exp and back below SUBNORMAL_LOGPROB,
- * so tokens of one probability have one value (those of probability 0, the lowest finite). */
-static double as_ranked(double lp) {
-  if (!isfinite(lp) || lp >= SUBNORMAL_LOGPROB)
-    return lp;
-  const double p = exp(lp);
-  return p > 0 ? log(p) : -DBL_MAX;
+static int by_value(const void *x, const void *y) {
+  const tie_token *a = x, *b = y;
+  return (a->value < b->value) - (a->value > b->value);
 }
 
-/* The logprobs `holder` has under `key` highest first, removed tokens (null, -inf) last: the
- * answer without which of the tokens of equal logit it kept (or, `probability_ties`, of equal
- * float64 probability: as_ranked). Anything but an array of numbers and nulls stays. */
-static void sort_logprobs(cJSON *holder, const char *key, int probability_ties) {
+static uint64_t tie_class(float logit, float max, double inv_t, int by_probability) {
+  uint32_t bits;
+  memcpy(&bits, &logit, sizeof bits);
+  if (by_probability && isfinite(logit)) {
+    const double p = exp(((double)logit - max) * inv_t);
+    uint64_t p_bits;
+    memcpy(&p_bits, &p, sizeof p_bits);
+    if (p < DBL_MIN)
+      return p_bits | 1ULL << 63; /* apart from every logit's bits */
+  }
+  return bits;
+}
+
+/* The logits of a request row, explicit or a recipe, malloc'd; NULL when neither. */
+static float *row_logits(const cJSON *row, size_t *vocab) {
+  const cJSON *logits = cJSON_GetObjectItemCaseSensitive(row, "logits");
+  char err[8];
+  if (sieve_recipe_of(logits))
+    return sieve_recipe_logits(sieve_recipe_of(logits), vocab, err, sizeof err);
+  int n = cJSON_GetArraySize(logits), i = 0;
+  float *out = cJSON_IsArray(logits) && n > 0 ? malloc((size_t)n * sizeof *out) : NULL;
+  for (const cJSON *x = out ? logits->child : NULL; x; x = x->next, i++)
+    out[i] = cJSON_IsNumber(x) ? (float)x->valuedouble : -INFINITY;
+  *vocab = (size_t)n;
+  return out;
+}
+
+/* The logprobs `holder` has under `key`, each tie class's values put highest first on its ids
+ * in order: the answer without which of a class's tokens it kept. */
+static void order_ties(cJSON *holder, const char *key, const float *logits, size_t vocab,
+                       double inv_t, int by_probability) {
   cJSON *list = cJSON_GetObjectItemCaseSensitive(holder, key);
-  int n = cJSON_GetArraySize(list), i = 0;
-  double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
-  for (const cJSON *x = v ? list->child : NULL; x; x = x->next, i++) {
-    if (!cJSON_IsNumber(x) && !cJSON_IsNull(x)) {
-      free(v);
-      return;
+  tie_token *t = (size_t)cJSON_GetArraySize(list) == vocab ? malloc(vocab * sizeof *t) : NULL;
+  cJSON *ordered = t ? cJSON_CreateArray() : NULL;
+  float max = -INFINITY;
+  for (size_t i = 0; ordered && i < vocab; i++)
+    max = logits[i] > max ? logits[i] : max;
+  size_t i = 0;
+  for (const cJSON *x = ordered ? list->child : NULL; x; x = x->next, i++) {
+    t[i] = (tie_token){tie_class(logits[i], max, inv_t, by_probability),
+                       cJSON_IsNumber(x) ? x->valuedouble : -INFINITY, i};
+    /* A class of one probability but many logits: which of them stay is free, and so are the
+     * values they bring (each its own logit's); only how many stay is compared. */
+    if (t[i].tie_class >> 63 && isfinite(t[i].value))
+      t[i].value = -DBL_MAX;
+  }
+  if (ordered) {
+    qsort(t, vocab, sizeof *t, by_class);
+    for (size_t from = 0, to; from < vocab; from = to) {
+      for (to = from + 1; to < vocab && t[to].tie_class == t[from].tie_class;)
+        to++;
+      double *ids = malloc((to - from) * sizeof *ids);
+      for (size_t k = from; ids && k < to; k++)
+        ids[k - from] = (double)t[k].id;
+      qsort(t + from, to - from, sizeof *t, by_value); /* the values, highest first, */
+      for (size_t k = from; ids && k < to; k++)        /* on the class's ids in order */
+        t[k].id = (size_t)ids[k - from];
+      free(ids);
     }
-    v[i] = cJSON_IsNumber(x) ? x->valuedouble : -INFINITY;
-    v[i] = probability_ties ? as_ranked(v[i]) : v[i];
+    double *values = malloc(vocab * sizeof *values);
+    for (size_t k = 0; values && k < vocab; k++)
+      values[t[k].id] = t[k].value;
+    for (size_t k = 0; values && k < vocab; k++)
+      cJSON_AddItemToArray(ordered,
+                           isinf(values[k]) ? cJSON_CreateNull() : cJSON_CreateNumber(values[k]));
+    if (values)
+      cJSON_ReplaceItemInObjectCaseSensitive(holder, key, ordered);
+    else
+      cJSON_Delete(ordered);
+    free(values);
   }
-  cJSON *sorted = v ? cJSON_CreateArray() : NULL;
-  if (sorted) {
-    qsort(v, (size_t)n, sizeof *v, by_logprob);
-    for (i = 0; i < n; i++)
-      cJSON_AddItemToArray(sorted, isinf(v[i]) ? cJSON_CreateNull() : cJSON_CreateNumber(v[i]));
-    cJSON_ReplaceItemInObjectCaseSensitive(holder, key, sorted);
-  }
-  free(v);
+  free(t);
 }
 
-/* Every row's logprobs of an answer or an expectation sorted (sort_logprobs). */
-static void sort_rows(cJSON *answer, int probability_ties) {
+/* Every filter row of an answer or an expectation with its ties ordered (order_ties). */
+static void order_rows(cJSON *answer, const cJSON *request, int by_probability) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
-  for (cJSON *row = rows ? rows->child : NULL; row; row = row->next) {
+  const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "rows");
+  const cJSON *q = asked ? asked->child : NULL;
+  for (cJSON *row = rows ? rows->child : NULL; row && q; row = row->next, q = q->next) {
+    size_t vocab = 0;
+    float *logits = row_logits(q, &vocab);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(q, "params"),
+                                                      "temperature");
+    const double temperature = cJSON_IsNumber(t) ? t->valuedouble : 1.0;
+    const double inv_t = temperature > 0 ? 1.0 / fmax(temperature, SIEVE_SAMPLING_EPS) : 1.0;
     cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
-    if (cJSON_GetObjectItemCaseSensitive(lp, "$approx_array"))
-      sort_logprobs(lp, "$approx_array", probability_ties);
-    else
-      sort_logprobs(row, "logprobs", probability_ties);
+    if (logits && cJSON_GetObjectItemCaseSensitive(lp, "$approx_array"))
+      order_ties(lp, "$approx_array", logits, vocab, inv_t, by_probability);
+    else if (logits)
+      order_ties(row, "logprobs", logits, vocab, inv_t, by_probability);
+    free(logits);
   }
 }
 
@@ -305,9 +366,7 @@ static int any_tie_order(const sieve_rule *rule, uint32_t consulted) {
 }
 
 /* Whether the implementation's answer is `r`, the rule's; where the rule leaves the order of
- * tied tokens to the sort (any_tie_order), up to which tied tokens it kept: its logprobs
- * compared sorted (tokens of equal logit have equal ones; ranked by probability, so do those of
- * equal float64 probability, as_ranked). */
+ * tied tokens to the sort (any_tie_order), up to which tokens of each tie class it kept. */
 static int agrees_with(fit_case *fc, const char *r_text, int precision, const sieve_rule *rule,
                        int any_order) {
   cJSON *r = cJSON_Parse(r_text);
@@ -318,8 +377,8 @@ static int agrees_with(fit_case *fc, const char *r_text, int precision, const si
   cJSON *got = any_order && have(fc) ? cJSON_Duplicate(have(fc), 1) : NULL;
   const int by_p = sieve_rule_get(rule, SIEVE_AXIS_RANK_KEY) == SIEVE_RANK_KEY_PROBABILITY;
   if (got) {
-    sort_rows(want, by_p);
-    sort_rows(got, by_p);
+    order_rows(want, fc->request, by_p);
+    order_rows(got, fc->request, by_p);
   }
   char why[8];
   int yes = want && have(fc) &&
@@ -999,7 +1058,10 @@ static void shared_params(fitter *f, const size_t *members, size_t n, char *out,
         params = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(req, "target"),
                                                   "params");
       const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, names[k]);
-      same = v && (!first || cJSON_Compare(v, first, 1));
+      same =
+          v && (!first ||
+                (cJSON_Compare(v, first, 1) &&
+                 (!cJSON_IsNumber(v) || signbit(v->valuedouble) == signbit(first->valuedouble))));
       first = first ? first : v;
     }
     if (same && first) {

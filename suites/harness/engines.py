@@ -102,6 +102,11 @@ def outside_the_axes(ctx):
     ctx.check("sieve run names its top-p rule as the reading topp-inclusive-cumsum, every failure "
               "explained", fit.get("misreadings") == ["topp-inclusive-cumsum"]
               and fit.get("explained") == fit.get("failures") > 0, str(fit)[:300] or err[-300:])
+    _, report, err = ctx.run(impl("divides-by-t"), "--case", "seed-examples/000-t0-equal-logits-share")
+    detail = ((report or {}).get("cases") or [{}])[0].get("detail", "")
+    ctx.check("a sampler that divides by T = 0 gets an error naming its file, line and function",
+              "ZeroDivisionError" in detail and "outside_adapters.py:" in detail
+              and "in divides_by_t" in detail, detail[:300] or err[-300:])
     for name, key in (("probability", "probability"), ("probability-logit", "logit")):
         got, _ = fingerprint(ctx, impl(name))
         ctx.check(f"fingerprint of a sampler answering in probability space, ranking by {key}, "

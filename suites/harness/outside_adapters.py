@@ -7,6 +7,8 @@ checks and one choice of its own:
     probability        answers in probability space: the log of its float64 probabilities,
                        so a kept token whose probability underflows comes back removed
     probability-logit  the same, ranking the tokens by their scaled logit
+    divides-by-t       DeepInfer's rule without its temperature-0 rule: 1 / T raises at T = 0,
+                       which the template answers as an error naming this file's line
 
 Run as `exec:/usr/bin/python3 suites/harness/outside_adapters.py NAME`.
 """
@@ -62,8 +64,13 @@ def probability_space(by_logit):
     return sampler
 
 
+def divides_by_t(logits, temperature, top_k, top_p, engine=None):
+    scale = 1.0 / temperature
+    return torch.log_softmax(logits.double() * scale, dim=0)
+
+
 SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
-            "probability-logit": probability_space(True)}
+            "probability-logit": probability_space(True), "divides-by-t": divides_by_t}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
