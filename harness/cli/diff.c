@@ -1,5 +1,5 @@
-/* `sieve diff IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json] [--timeout S]`: where
- * two implementations differ (engines/diff.h). */
+/* `sieve diff IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json] [--timeout S]
+ * [--no-fit]`: where two implementations differ (engines/diff.h). */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdio.h>
@@ -14,9 +14,11 @@ static int diff_main(const cli_command *self, int argc, char **argv) {
   static impl_command cmds[2];
   static cli_list suites;
   const char *format = "text", *timeout = "30";
+  int no_fit = 0;
   const cli_option options[] = {{"--suite", CLI_LIST, &suites},
                                 {"--format", CLI_VALUE, &format},
-                                {"--timeout", CLI_VALUE, &timeout}};
+                                {"--timeout", CLI_VALUE, &timeout},
+                                {"--no-fit", CLI_FLAG, &no_fit}};
   diff_request rq = {.suites = suites.items};
   size_t n = 0;
   char err[256], path[PATH_MAX + 64];
@@ -33,6 +35,7 @@ static int diff_main(const cli_command *self, int argc, char **argv) {
   if (f < 0)
     return 2;
   rq.format = (diff_format)f;
+  rq.fit = !no_fit;
   for (int i = 0; i < 2; i++) {
     if (impl_command_parse(&cmds[i], rq.names[i], err, sizeof err) != 0)
       return cli_usage_error(self, err, NULL);
@@ -50,12 +53,14 @@ static int diff_main(const cli_command *self, int argc, char **argv) {
 }
 
 const cli_command cli_diff = {
-    "diff", "IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json] [--timeout S]",
+    "diff",
+    "IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json] [--timeout S] [--no-fit]",
     "where two implementations differ",
     "usage: sieve diff IMPL_A IMPL_B [--suite NAME]... [--format text|markdown|json]\n"
-    "                  [--timeout S]\n"
+    "                  [--timeout S] [--no-fit]\n"
     "The fixture cases two implementations answer differently, by the axis each discriminates,\n"
-    "and the rule each side's answers follow (the fit of sieve run over those cases).\n"
+    "and the rule each side's answers follow (the fit of sieve run over those cases; --no-fit\n"
+    "leaves it out, for scripts that count differences and want them sooner).\n"
     "--timeout: per request (30 s); after 3 requests in a row without an answer a side is not\n"
     "asked again. Exit status: 0 no difference, 1 differences, 2 a usage error, no answer to\n"
     "hello, or a side that answered nothing.\n",

@@ -598,7 +598,8 @@ int sieve_diff(const diff_request *rq) {
     return 2;
   }
   compare_fixtures(&d, rq->fixtures, rq->suites);
-  fit_sides(&d);
+  if (rq->fit)
+    fit_sides(&d);
   if (rq->format == DIFF_JSON)
     print_json(&d, rq->names[0], rq->names[1]);
   else

@@ -15,6 +15,7 @@ typedef struct diff_request {
   const char *const *suites; /* NULL-ended; none: every suite */
   diff_format format;
   int timeout_ms; /* per request */
+  int fit;        /* also fit the rule each side's answers follow */
 } diff_request;
 
 /* Asks both every case and prints the differences on stdout. Returns the exit status: 0 no

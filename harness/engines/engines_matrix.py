@@ -21,7 +21,8 @@ def sieve_json(sieve, *args):
 
 
 def differences(sieve, a, b):
-    return sieve_json(sieve, "diff", f"profile:{a}", f"profile:{b}", "--suite", "ordering")["differ"]
+    return sieve_json(sieve, "diff", f"profile:{a}", f"profile:{b}", "--suite", "ordering",
+                      "--no-fit")["differ"]
 
 
 def header():

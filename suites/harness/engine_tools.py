@@ -14,11 +14,12 @@ from sieve_cli import ROOT
 def engines_check_fails_when_it_should(ctx):
     """check_engines.py (make engines-check) on the oracle's own profile as the "engine": a run
     recorded from profile:vllm passes; the same check of an implementation that leaves the
-    profile on one axis fails, naming the axis and the cases."""
+    profile on one axis fails, naming the axis and the cases (on the ordering and params suites:
+    the script's mechanism is under test here, make engines-check runs every suite)."""
     script = ROOT / "harness" / "adapters" / "engines" / "check_engines.py"
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "vllm.json").write_text(json.dumps({"run": {"ci": True}}))
-        env = dict(os.environ, SIEVE_ENGINE_RUNS=tmp)
+        env = dict(os.environ, SIEVE_ENGINE_RUNS=tmp, SIEVE_ENGINE_SUITES="ordering,params")
 
         def engines_check(mode, impl):
             return subprocess.run([ctx.python, str(script), ctx.sieve, mode, "vllm", impl],

@@ -30,9 +30,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The recorded runs; SIEVE_ENGINE_RUNS points elsewhere (suites/harness/engines.py tests this
-# script on the oracle's profiles).
+# The recorded runs; SIEVE_ENGINE_RUNS points elsewhere (suites/harness/engine_tools.py tests
+# this script on the oracle's profiles), and SIEVE_ENGINE_SUITES (comma-separated) limits the
+# runs and diffs to those suites there, where the script's mechanism is tested, not an engine.
 RUNS = Path(os.environ.get("SIEVE_ENGINE_RUNS", Path(__file__).resolve().parent / "runs"))
+SUITES = [a for s in os.environ.get("SIEVE_ENGINE_SUITES", "").split(",") if s
+          for a in ("--suite", s)]
 FAILURES = []
 
 
@@ -80,7 +83,7 @@ def check_diff(sieve, name, impl):
     rule = {a: c["value"] for p in profiles if p["name"] == name for a, c in p["axes"].items()}
     unspecified = "unspecified" in (rule.get("topp_ties"), rule.get("topk_ties"))
     engine_axes = axes_of(sieve)
-    _, d = sieve_json(sieve, "diff", f"profile:{name}", impl)
+    _, d = sieve_json(sieve, "diff", f"profile:{name}", impl, *SUITES)
     cases = d.get("cases", [])
     outside = [c for c in cases if c["axis"] not in engine_axes or c["kind"].startswith("error")]
     explained = [c for c in cases if c not in outside and c["kind"] == "tied ids" and unspecified]
@@ -97,7 +100,7 @@ def check_diff(sieve, name, impl):
 
 def check_run(sieve, name, impl):
     expected = RUNS / f"{name}.expected.json"
-    status, report = sieve_json(sieve, "run", "--impl", impl, "--expect", str(expected))
+    status, report = sieve_json(sieve, "run", "--impl", impl, "--expect", str(expected), *SUITES)
     cases = report.get("cases", [])
     asked = [c for c in cases if c["outcome"] != "skip"]
     skipped = [c["id"] for c in cases if c["outcome"] == "skip" and c["expected_failure"]]
@@ -151,7 +154,7 @@ def record(sieve, name, impl):
     print(f"record: wrote {path}")
     if data["run"].get("ci"):
         subprocess.run([sieve, "run", "--impl", impl, "--write-expect",
-                        str(RUNS / f"{name}.expected.json")], stdout=subprocess.DEVNULL)
+                        str(RUNS / f"{name}.expected.json"), *SUITES], stdout=subprocess.DEVNULL)
 
 
 def main():
