@@ -186,6 +186,7 @@ typedef struct differ {
   difference *found;
   size_t n, cap, compared, skipped, both_accepted;
   char skip_reason[240]; /* the last case's reason to be skipped */
+  int fit;               /* keep the answers for the fit of each side's rule */
 } differ;
 
 /* An answer, or NULL after a crash, a hang or garbage, which restarts the implementation; the
@@ -332,8 +333,9 @@ static const char *kind_of(const cJSON *x, const cJSON *y, const cJSON *expect, 
 }
 
 /* Keeps a side's answer to a case for the fit of its rule, judged as sieve run judges it (a
- * crash is not weighed). Out of memory, the fit has one case less. */
-static void keep(side *s, const cJSON *c, const cJSON *answer) {
+ * crash is not weighed); the answer loses its error messages. Out of memory, the fit has one
+ * case less. */
+static void keep(side *s, const cJSON *c, cJSON *answer) {
   run_report *r = &s->fitted;
   if (!answer)
     return;
@@ -346,12 +348,10 @@ static void keep(side *s, const cJSON *c, const cJSON *answer) {
     s->cap_results = cap;
   }
   case_result *one = &r->cases[r->n_cases];
-  cJSON *copy = cJSON_Duplicate(answer, 1);
   sieve_case_of(one, c);
   sieve_case_judge(one, answer, s->precision);
-  if (copy && (one->answer = sieve_answer_text(copy)) != NULL)
+  if ((one->answer = sieve_answer_text(answer)) != NULL)
     r->n_cases++;
-  cJSON_Delete(copy);
 }
 
 static void compare(differ *d, const cJSON *c, const char *id, const char *axis,
@@ -362,8 +362,6 @@ static void compare(differ *d, const cJSON *c, const char *id, const char *axis,
   cJSON *x = ask(&d->a, request, crash_a, sizeof crash_a);
   cJSON *y = ask(&d->b, request, crash_b, sizeof crash_b);
   d->compared++;
-  keep(&d->a, c, x);
-  keep(&d->b, c, y);
   if (!agree(d, expect, x, y)) {
     if (d->n == d->cap) {
       d->cap = d->cap ? d->cap * 2 : 64;
@@ -390,6 +388,10 @@ static void compare(differ *d, const cJSON *c, const char *id, const char *axis,
       snprintf(f->a + la, sizeof f->a - la, "; %s %s", path, va);
       snprintf(f->b + lb, sizeof f->b - lb, "; %s %s", path, vb);
     }
+  }
+  if (d->fit) {
+    keep(&d->a, c, x);
+    keep(&d->b, c, y);
   }
   cJSON_Delete(x);
   cJSON_Delete(y);
@@ -597,8 +599,9 @@ int sieve_diff(const diff_request *rq) {
     stop(&d);
     return 2;
   }
+  d.fit = rq->fit;
   compare_fixtures(&d, rq->fixtures, rq->suites);
-  if (rq->fit)
+  if (d.fit)
     fit_sides(&d);
   if (rq->format == DIFF_JSON)
     print_json(&d, rq->names[0], rq->names[1]);

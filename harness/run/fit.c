@@ -1219,7 +1219,10 @@ static void mark_unfit(fitter *f, fit_result *fit, const residual *res, size_t n
 /* The fingerprint's joint reading: each axis's probe rows read under the values the fit found
  * on every other axis. */
 static void read_probes(fitter *f, fit_result *fit) {
-  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+  uint32_t probed = 0;
+  for (size_t i = 0; i < f->n; i++)
+    probed |= f->cases[i].result->probed_axes;
+  for (int a = 0; probed && a < SIEVE_AXIS_COUNT; a++) {
     fit->axes[a].probed = 0;
     for (int v = 0; v < sieve_axis_values(a); v++) {
       sieve_rule r = fit->rule;
