@@ -172,6 +172,15 @@ def sample_points(ranked: torch.Tensor, v: int) -> list:
     return ranked[:32].tolist() + list(range(0, v, max(1, v // 32)))
 
 
+def exactly_ordered(s_a: float, s_b: float, m: float) -> bool:
+    """Whether every float32 arithmetic orders p_a and p_b as their scaled logits: both are
+    positive and within a factor of 2 of the maximum m and of any lse (at most m + 64), so each
+    s - m and s - lse is exact (Sterbenz), and the ratio of the two probabilities is
+    exp(s_a - s_b) to within a few ulps, far from 1 when the logits are 16 ulps of 1 apart."""
+    low = min(s_a, s_b)
+    return low > 0 and m + 64 <= 2 * low and abs(s_a - s_b) > 16 * fp32.U
+
+
 def check_cut(f: ref.Filtered) -> None:
     """A cut between two different probabilities that float32 could order the other way."""
     if f.kept < len(f.ranked):
@@ -179,8 +188,8 @@ def check_cut(f: ref.Filtered) -> None:
         pa, pb = float(f.probs[a]), float(f.probs[b])
         s = f.scaled.to(torch.float64)
         m, s_a, s_b = float(s[f.ranked[0]]), float(s[a]), float(s[b])
-        if pa != pb and (pa - pb < fp32.gap_width(s_a, s_b, m) * pa or
-                         fp32.underflows(s_a - m)):
+        near = pa - pb < fp32.gap_width(s_a, s_b, m) * pa and not exactly_ordered(s_a, s_b, m)
+        if pa != pb and (near or fp32.underflows(s_a - m)):
             raise NearBoundary(f"near-tie at the cut: {pa!r} vs {pb!r}")
 
 

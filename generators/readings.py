@@ -36,7 +36,7 @@ class Reading:
 
 # The axes a case can discriminate: the engine axes of oracle/sieve.h, then the statements of
 # seed 000 on which engines do not differ.
-AXES = axes.NAMES + ("topp_mass", "temperature_op", "check_order", "param_range",
+AXES = axes.NAMES + ("topp_mass", "param_range",
                      "engine_order", "hash", "position", "speculate")
 
 FILTER_OPS = ("filter", "sample")
@@ -59,14 +59,16 @@ READINGS = (
     Reading("temperature-after-filters", "temperature_at", "000:15", "top-p and top-k see the "
             "unscaled distribution (temperature applied after the filters)", FILTER_OPS,
             "temperature_at=after"),
-    Reading("divide-by-temperature", "temperature_op", "000:11", "logits divided by T instead "
-            "of multiplied by the float32 1/T", FILTER_OPS),
+    Reading("divide-by-temperature", "temperature_op", "000:11", "logits divided by the float32 "
+            "T instead of multiplied by the float32 1/T, so no tie that the rounded 1/T makes",
+            FILTER_OPS, "temperature_op=divide"),
     Reading("t0-argmax", "t0", "000:9", "T below 1e-5 keeps the first argmax alone (equal logits "
             "do not share)", FILTER_OPS),
     Reading("t0-clamp-keeps-filters", "t0", "000:9", "T below 1e-5 is clamped, but top_p and "
             "top_k are not reset to 1 and -1", FILTER_OPS + ("validate",)),
     Reading("validation-after-clamp", "check_order", "000:63", "the temperature clamp runs "
-            "before the checks, so T = 0 hides a bad top_p or top_k", FILTER_OPS + ("validate",)),
+            "before the checks, so T = 0 hides a bad top_p or top_k", FILTER_OPS + ("validate",),
+            "check_order=t0_rule_first"),
     Reading("topk-zero-is-off", "top_k_zero", "000:32", "top_k = 0 taken as off instead of an "
             "error", FILTER_OPS + ("validate",), "top_k_zero=off"),
     Reading("blacklist-after-force-topk", "engine_order", "000:67-68", "force_topk applied "
@@ -162,6 +164,9 @@ READINGS = (
          FILTER_OPS + ("validate",)),
         ("t0=reject", "000:9", "T below 1e-5 is rejected as an invalid temperature",
          FILTER_OPS + ("validate",)),
+        ("check_order=t0_rule_top_k_first", "000:63", "the temperature clamp runs before the "
+         "checks, and a bad top_k is reported before a bad top_p (transformers builds its top-k "
+         "warper first)", FILTER_OPS + ("validate",)),
         ("temperature_floor=0.01", "000:9", "a temperature in (0, 0.01) is raised to 0.01 "
          "(vLLM's floor)", FILTER_OPS + ("validate",)),
         ("top_k_minus_one=error", "000:32", "an explicit top_k = -1 is rejected (only leaving "
@@ -188,6 +193,25 @@ NONE = None  # the rule itself: no reading switched on
 
 
 # ----------------------------------------------------------------------------- parameters
+
+
+def refused_in_transit(top_p, top_k) -> bool:
+    """What the protocol refuses before any rule's checks (harness/protocol/PROTOCOL.md): a
+    top_p of -inf, which a request carries as null, and a top_k that is not a whole number."""
+    return top_p == -math.inf or (isinstance(top_k, float) and not (
+        math.isfinite(top_k) and top_k.is_integer()))
+
+
+def bad_top_p(top_p) -> bool:
+    return top_p != top_p or not 0 < top_p <= 1
+
+
+def bad_top_k(top_k) -> bool:
+    try:
+        ref.check_params(ref.Params(1.0, 1.0, top_k))
+        return False
+    except ref.SieveError:
+        return True
 
 
 T0_BELOW = {"t0_below=below_1e-6": lambda t: t < 1e-6, "t0_below=zero": lambda t: t == 0,
@@ -235,8 +259,12 @@ def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
     other = _other_t0(p, reading) if reading in T0_READINGS else None
     if other is not None:
         return other
-    if reading == "validation-after-clamp" and 0 <= t < ref.SAMPLING_EPS:
+    t0_first = reading in ("validation-after-clamp", "check_order=t0_rule_top_k_first")
+    if t0_first and 0 <= t < ref.SAMPLING_EPS and not refused_in_transit(top_p, top_k):
         t, top_p, top_k = ref.SAMPLING_EPS, 1.0, -1
+    if (reading == "check_order=t0_rule_top_k_first" and bad_top_p(top_p) and bad_top_k(top_k)
+            and not refused_in_transit(top_p, top_k)):
+        ref.check_params(ref.Params(t, 1.0, top_k))  # the temperature, then top_k's error
     if reading == "topk-zero-is-off" and top_k == 0:
         top_k = -1
     if reading == "top-p-zero-is-off" and top_p == 0:
@@ -398,7 +426,7 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     if not bool(finite.any()):
         raise ref.SieveError("SIEVE_ENOFINITE", "invalid_logits", "logits")
     s = scaled_row(x, p.temperature, reading) if p.temperature != 0.0 else x
-    if bool(torch.isinf(s[finite]).any()):
+    if not bool(torch.isfinite(s[finite]).all()):
         raise ref.SieveError("SIEVE_EOVERFLOW", "invalid_logits", "logits")
     s64 = s.to(torch.float64)
     greedy = p.temperature == 0.0  # t0=argmax: the first maximum alone

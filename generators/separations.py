@@ -47,6 +47,8 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
             p.top_p == 1.0 and p.top_k != -1 for p in params),
         "logprobs=raw": True, "logprobs=scaled": cut,
         "t0-argmax": cold, "t0-clamp-keeps-filters": cold, "validation-after-clamp": cold,
+        "check_order=t0_rule_top_k_first": cold or any(
+            rd.bad_top_p(p.top_p) and rd.bad_top_k(p.top_k) for p in params),
         "topk-zero-is-off": any(p.top_k == 0 for p in params),
         "ge-boundary": any(p.top_p != 1.0 for p in params),
         "topp-inclusive-cumsum": any(p.top_p != 1.0 for p in params),

@@ -45,6 +45,37 @@ class LogprobBound(unittest.TestCase):
         self.assertGreater(fp32.logprob_bound(lp, s), 1e5 * 2**-24)
 
 
+class ExactlyOrdered(unittest.TestCase):
+    def test_float32_probabilities_keep_the_order_of_exactly_ordered_logits(self):
+        """Adjacent and near float32 logits above 64: torch's float32 softmax and log-softmax,
+        and exp(s - m) over a float32 sum, order the two as their logits."""
+        gen = torch.Generator().manual_seed(11)
+        checked = 0
+        for _ in range(2000):
+            top = float(torch.rand(1, generator=gen)) * 3000 + 130
+            b = torch.tensor(top, dtype=torch.float32)
+            a = b
+            for _ in range(int(torch.randint(1, 40, (1,), generator=gen))):
+                a = torch.nextafter(a, torch.tensor(0.0))
+            tail = torch.randn(int(torch.randint(0, 50, (1,), generator=gen)), generator=gen)
+            s = torch.cat([torch.stack([a, b]), b - 1 - tail.abs() * 30]).to(torch.float32)
+            if not ff.exactly_ordered(float(a), float(b), float(b)):
+                continue
+            checked += 1
+            m = s.max()
+            e = torch.exp(s - m)
+            for p in (torch.softmax(s, 0), torch.log_softmax(s, 0), e / e.sum()):
+                self.assertLess(float(p[0]), float(p[1]))
+        self.assertGreater(checked, 1000)
+
+    def test_a_near_tie_between_small_logits_is_still_refused(self):
+        a = float(torch.nextafter(torch.tensor(1.0), torch.tensor(0.0)))
+        self.assertFalse(ff.exactly_ordered(a, 1.0, 1.0))
+        with self.assertRaises(ff.NearBoundary):
+            ff.filter_case("ordering/x", "ordering", "000:18", "two near-equal logits",
+                           [a, 1.0], top_k=1)
+
+
 class Matchers(unittest.TestCase):
     def test_f32_abs_counts_at_float32_only(self):
         m = ff.approx(-0.5, f32_abs=1e-6)

@@ -23,7 +23,7 @@
  * Other engines' rules (sieve_rule, ENGINES.md) change steps 1-4 only where
  * their axes say: the rank key, the order of the cuts, top-p left out, the boundary, which
  * tied tokens a cut keeps, top_p = 1 as a float32 comparison, and temperature
- * after the filters. With SIEVE_RULE_DEEPINFER every branch takes the spec's way.
+ * after the filters, division by T. With SIEVE_RULE_DEEPINFER every branch takes the spec's way.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,7 +53,27 @@ int sieve__check_logits(const float *logits, size_t vocab) {
   return nan ? SIEVE_ENAN : pos_inf ? SIEVE_EPOSINF : 0;
 }
 
-int sieve__scale(float *row, size_t vocab, double temperature, double *max) {
+/* Another engine divides by the float32 T instead: the quotient is rounded once, so two logits
+ * that the rounded 1/T ties can stay apart. A finite logit whose quotient is not finite is
+ * still the overflow error. */
+static int divide_row(float *row, size_t vocab, double temperature, double *max) {
+  const float t = (float)temperature;
+  int overflow = 0;
+  for (size_t i = 0; i < vocab; i++) {
+    if (row[i] == -INFINITY)
+      continue;
+    row[i] = row[i] / t;
+    overflow |= !isfinite(row[i]);
+  }
+  return overflow ? SIEVE_EOVERFLOW : sieve__scaled_max(row, vocab, 1.0f, max, NULL);
+}
+
+/* Step 1 in place: logits times (float)(1/T); the largest result in *max. */
+static int scale(const sieve_rule *rule, float *row, size_t vocab, double temperature,
+                 double *max) {
+  if (!sieve__reciprocal_is_exact(temperature) &&
+      SIEVE__AXIS(rule, TEMPERATURE_OP, temperature_op) == SIEVE_TEMPERATURE_OP_DIVIDE)
+    return divide_row(row, vocab, temperature, max);
   const float inv_t = (float)(1.0 / temperature);
   int rc = sieve__scaled_max(row, vocab, inv_t, max, NULL);
   for (size_t i = 0; rc == 0 && i < vocab; i++)
@@ -254,7 +274,7 @@ static void describe(filter_work *w, size_t kept, size_t vocab, double topp_marg
 /* Another engine may rank at T = 1 (temperature after the filters, or greedy); the kept set
  * is then scaled by T here, before its log-softmax. */
 static int rescale(filter_work *w, size_t vocab, double temperature) {
-  int rc = sieve__scale(w->scaled, vocab, temperature, &w->max);
+  int rc = scale(w->rule, w->scaled, vocab, temperature, &w->max);
   if (rc == 0)
     sieve__exp_sum(w->scaled, vocab, 1.0f, w->max, w->expd);
   return rc;
@@ -270,7 +290,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
-    rc = sieve__scale(w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
+    rc = scale(w->rule, w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
   if (rc != 0)
     return rc;
   softmax_and_rank(w, vocab);

@@ -67,12 +67,17 @@ double sieve__sum(const double *x, size_t n);
 /* The same sum of x[i] / div over the tokens whose mark is not 0 (every token when mark is
  * NULL); the others add +0.0. */
 double sieve__sum_marked(const double *x, const double *mark, double div, size_t n);
+/* Whether T scales every float32 logit to the same value times the float32 1/T and divided by
+ * the float32 T: T = 1, or a power of two, whose reciprocal is exact (or rounds to 0 or inf
+ * exactly where T does). Only otherwise can the axis temperature_op matter. */
+static inline int sieve__reciprocal_is_exact(double temperature) {
+  int exponent;
+  return fabs(frexp(temperature, &exponent)) == 0.5;
+}
+
 /* The largest scaled logit over the finite logits, and how many are finite; SIEVE_EOVERFLOW
  * when a finite logit scales to inf, SIEVE_ENOFINITE when none is finite. */
 int sieve__scaled_max(const float *row, size_t vocab, float mul, double *max, size_t *n_finite);
-
-/* Step 1 in place: logits times (float)(1/T); the largest result in *max (filter.c). */
-int sieve__scale(float *row, size_t vocab, double temperature, double *max);
 
 /* Step 5 of the filter (filter.c). logprobs[] comes in as the kept marks (1 kept, 0 removed)
  * and leaves as the log-softmax over the kept tokens, -inf elsewhere; the scaled logits are

@@ -10,8 +10,9 @@
  * Invariant: normalizing a normalized set changes nothing.
  * Other engines' choices (a sieve_rule) change only what the rule's axes say:
  * which temperatures take the temperature-0 rule and what it does (and whether
- * a negative one is accepted, to take that rule or to scale the logits), a
- * temperature floor, and whether top_k 0 or -1 means off.
+ * a negative one is accepted, to take that rule or to scale the logits), whether
+ * that rule applies before top_p and top_k are checked and which of them is
+ * checked first, a temperature floor, and whether top_k 0 or -1 means off.
  */
 #include <math.h>
 
@@ -79,6 +80,22 @@ static int apply_t0(const sieve_rule *rule, sieve_params *p) {
   }
 }
 
+/* top_p, then top_k; another engine checks top_k first, which shows when both are bad. */
+static int check_filters(const sieve_rule *rule, const sieve_params *p) {
+  const int bad_p = check_top_p(p->top_p), bad_k = check_top_k(p->top_k);
+  if (bad_p && bad_k &&
+      SIEVE__AXIS(rule, CHECK_ORDER, check_order) == SIEVE_CHECK_ORDER_T0_RULE_TOP_K_FIRST)
+    return bad_k;
+  return bad_p ? bad_p : bad_k;
+}
+
+/* A temperature in (0, 0.01) becomes 0.01 where the rule has that floor. */
+static void apply_floor(const sieve_rule *rule, sieve_params *p) {
+  if (p->temperature > 0.0 && p->temperature < 0.01 &&
+      SIEVE__AXIS(rule, TEMPERATURE_FLOOR, temperature_floor) == SIEVE_TEMPERATURE_FLOOR_CENTI)
+    p->temperature = 0.01;
+}
+
 int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, sieve_params *out) {
   static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
   rule = rule ? rule : &deepinfer;
@@ -89,15 +106,17 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
     return rc;
   sieve_params p = {in->temperature, in->top_p, top_k_meaning(rule, in->top_k)};
   rc = check_temperature(rule, p.temperature);
-  if (rc == 0)
-    rc = check_top_p(p.top_p);
-  if (rc == 0)
-    rc = check_top_k(p.top_k);
-  if (rc == 0 && takes_t0_rule(rule, p.temperature))
+  const int t0 = rc == 0 && takes_t0_rule(rule, p.temperature);
+  const int t0_first =
+      t0 && SIEVE__AXIS(rule, CHECK_ORDER, check_order) != SIEVE_CHECK_ORDER_CHECKS_FIRST;
+  if (t0_first)
     rc = apply_t0(rule, &p);
-  else if (rc == 0 && p.temperature > 0.0 && p.temperature < 0.01 &&
-           SIEVE__AXIS(rule, TEMPERATURE_FLOOR, temperature_floor) == SIEVE_TEMPERATURE_FLOOR_CENTI)
-    p.temperature = fmax(p.temperature, 0.01);
+  if (rc == 0)
+    rc = check_filters(rule, &p);
+  if (rc == 0 && t0 && !t0_first)
+    rc = apply_t0(rule, &p);
+  else if (rc == 0 && !t0)
+    apply_floor(rule, &p);
   if (rc == 0)
     *out = p;
   return rc;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define SIEVE_VERSION "1.1.0"
+#define SIEVE_VERSION "2.0.0"
 
 /* Temperatures below this become this (seed 000:9, sampling_params.py:10). */
 #define SIEVE_SAMPLING_EPS 1e-5
@@ -119,8 +119,10 @@ typedef struct sieve_engine {
   X(TOPP_TIES, topp_ties, "which tokens tied at the top-p cut stay")                   \
   X(TOPK_TIES, topk_ties, "which tokens tied with the k-th stay")                      \
   X(TEMPERATURE_AT, temperature_at, "where temperature applies")                       \
+  X(TEMPERATURE_OP, temperature_op, "how temperature scales a logit")                  \
   X(T0_BELOW, t0_below, "the temperatures that take the temperature-0 rule")           \
   X(T0, t0, "what the temperature-0 rule does")                                        \
+  X(CHECK_ORDER, check_order, "the order of the checks and the temperature-0 rule")    \
   X(TEMPERATURE_FLOOR, temperature_floor, "the smallest temperature otherwise used")   \
   X(TOP_K_ZERO, top_k_zero, "what top_k = 0 means")                                    \
   X(TOP_K_MINUS_ONE, top_k_minus_one, "what an explicit top_k = -1 means")             \
@@ -165,6 +167,11 @@ typedef struct sieve_engine {
   V(TEMPERATURE_AT, BEFORE, "before", "the filters see the scaled logits")             \
   V(TEMPERATURE_AT, AFTER, "after", "the filters see T = 1; T scales the kept set only")
 
+#define SIEVE_TEMPERATURE_OP_VALUES(V)                                                    \
+  V(TEMPERATURE_OP, RECIPROCAL, "reciprocal", "logit times the float32 1/T, in float32")     \
+  V(TEMPERATURE_OP, DIVIDE, "divide", "logit divided by the float32 T, in float32: no tie " \
+                                      "that the rounded 1/T makes")
+
 #define SIEVE_T0_BELOW_VALUES(V)                                                        \
   V(T0_BELOW, EPS, "below_1e-5", "T < 1e-5")                                           \
   V(T0_BELOW, MICRO, "below_1e-6", "T < 1e-6")                                         \
@@ -179,6 +186,15 @@ typedef struct sieve_engine {
   V(T0, ARGMAX, "argmax", "the first maximum (lowest id) alone")                          \
   V(T0, TOPK1, "topk1", "T becomes 1 with top_k = 1")                                     \
   V(T0, REJECT, "reject", "the temperature is an error")
+
+#define SIEVE_CHECK_ORDER_VALUES(V)                                                            \
+  V(CHECK_ORDER, CHECKS_FIRST, "checks_first", "temperature, top_p and top_k are checked, then "   \
+                                               "the temperature-0 rule applies")                 \
+  V(CHECK_ORDER, T0_RULE_FIRST, "t0_rule_first", "the temperature-0 rule applies right after the " \
+                                                 "temperature check, before top_p and top_k are "  \
+                                                 "checked (as it rewrites them)")                  \
+  V(CHECK_ORDER, T0_RULE_TOP_K_FIRST, "t0_rule_top_k_first", "the temperature-0 rule, then top_k " \
+                                                             "is checked before top_p")
 
 #define SIEVE_TEMPERATURE_FLOOR_VALUES(V)                                               \
   V(TEMPERATURE_FLOOR, NONE, "none", "no floor")                                       \

@@ -10,6 +10,8 @@ root=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
+# The soname's number, the major version of sieve.h.
+major=$(sed -n 's/^#define SIEVE_VERSION "\([0-9]*\)\..*/\1/p' "$root/oracle/sieve.h")
 passed=0
 failed=0
 
@@ -27,12 +29,12 @@ step() {
 }
 
 installed_files() {
-  for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.1 include/sieve.h include/sieve_impl.h \
+  for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.$major include/sieve.h include/sieve_impl.h \
     lib/pkgconfig/sieve.pc bin/sieve share/sieve/sieve-fixtures.json; do
     [ -e "$prefix/$f" ] || { echo "missing $prefix/$f"; return 1; }
   done
-  readelf -d "$prefix/lib/libsieve.so" | grep -q 'SONAME.*\[libsieve\.so\.1\]' ||
-    { echo "libsieve.so has no soname libsieve.so.1"; return 1; }
+  readelf -d "$prefix/lib/libsieve.so" | grep -q "SONAME.*\\[libsieve\\.so\\.$major\\]" ||
+    { echo "libsieve.so has no soname libsieve.so.$major"; return 1; }
 }
 
 pc() { PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config "$@"; }
@@ -42,7 +44,7 @@ shared_program() {
   cc "$root/harness/adapters/example_filter.c" $(pc --cflags --libs sieve) \
     -Wl,-rpath,"$(pc --variable=libdir sieve)" -o "$work/example_filter" &&
     "$work/example_filter" | grep -q '^kept 2: 0=0.6225 1=0.3775$' &&
-    readelf -d "$work/example_filter" | grep -q 'NEEDED.*\[libsieve\.so\.1\]'
+    readelf -d "$work/example_filter" | grep -q "NEEDED.*\\[libsieve\\.so\\.$major\\]"
 }
 
 # The static line: the archive named, no run-time search path needed.

@@ -232,6 +232,53 @@ Test(rules, a_negative_temperature_that_scales_reverses_the_row) {
   cr_expect(is_kept(&f, 0), "the lowest logit is the most probable at T = -1");
 }
 
+/* Two adjacent float32 logits below 512 whose products with the float32 1/T are equal while
+ * their quotients by the float32 T differ. */
+static void tie_made_by_reciprocal(double t, float *a, float *b) {
+  const float inv_t = (float)(1.0 / t), t32 = (float)t;
+  *b = 512.0f;
+  do {
+    *a = nextafterf(*b, 0.0f);
+    if (*a * inv_t == *b * inv_t && *a / t32 != *b / t32)
+      return;
+    *b = *a;
+  } while (*b > 256.0f);
+  cr_assert_fail("no tie made by 1/T at T = %g", t);
+}
+
+Test(rules, dividing_by_temperature_makes_no_tie_that_the_rounded_reciprocal_makes) {
+  float row[3];
+  tie_made_by_reciprocal(1.5, &row[0], &row[1]);
+  row[2] = 0.0f;
+  sieve_rule divide = with(SIEVE_AXIS_TEMPERATURE_OP, SIEVE_TEMPERATURE_OP_DIVIDE);
+  filtered spec = run_rule(NULL, row, 3, 1.5, 1.0, 1), f = run_rule(&divide, row, 3, 1.5, 1.0, 1);
+  cr_expect(is_kept(&spec, 0) && !is_kept(&spec, 1), "tied, top_k 1 keeps the lower id");
+  cr_expect(is_kept(&f, 1) && !is_kept(&f, 0), "apart, top_k 1 keeps the larger logit");
+  uint32_t read = 0;
+  divide.consulted = &read;
+  run_rule(&divide, row, 3, 2.0, 1.0, 1);
+  cr_expect_eq(read >> SIEVE_AXIS_TEMPERATURE_OP & 1, 0, "T = 2: both operations are exact");
+}
+
+Test(rules, sglang_a_temperature_0_rule_before_the_checks_hides_a_bad_top_k) {
+  sieve_rule r = with(SIEVE_AXIS_CHECK_ORDER, SIEVE_CHECK_ORDER_T0_RULE_FIRST);
+  sieve_rule_set(&r, SIEVE_AXIS_T0, SIEVE_T0_TOPK1);
+  sieve_params bad_k = {0.0, 1.0, 0}, bad_p = {0.0, 0.0, -1}, out;
+  cr_expect_eq(sieve_params_check_rule(NULL, &bad_k, &out), SIEVE_ETOPK, "checked first");
+  cr_assert_eq(sieve_params_check_rule(&r, &bad_k, &out), 0);
+  cr_expect_eq(out.top_k, 1, "the rule's top_k 1 replaced it");
+  cr_expect_eq(sieve_params_check_rule(&r, &bad_p, &out), SIEVE_ETOPP, "top_k 1 keeps top_p");
+}
+
+Test(rules, hf_the_temperature_0_error_comes_first_then_top_k_before_top_p) {
+  sieve_rule r = with(SIEVE_AXIS_CHECK_ORDER, SIEVE_CHECK_ORDER_T0_RULE_TOP_K_FIRST);
+  sieve_rule_set(&r, SIEVE_AXIS_T0, SIEVE_T0_REJECT);
+  sieve_params cold = {0.0, 0.0, 0}, both = {1.0, 0.0, -5}, out;
+  cr_expect_eq(sieve_params_check_rule(NULL, &both, &out), SIEVE_ETOPP, "the spec: top_p first");
+  cr_expect_eq(sieve_params_check_rule(&r, &cold, &out), SIEVE_ETEMPERATURE);
+  cr_expect_eq(sieve_params_check_rule(&r, &both, &out), SIEVE_ETOPK);
+}
+
 Test(rules, hf_t0_reject_makes_temperature_zero_an_error) {
   sieve_rule r = with(SIEVE_AXIS_T0, SIEVE_T0_REJECT);
   sieve_params in = {0.0, 1.0, -1}, out;
@@ -317,14 +364,14 @@ static void random_rule(rng *s, sieve_rule *r) {
 
 /* Rows with ties, underflowing probabilities and -inf, and parameters at every rule's edges. */
 static size_t edge_row(rng *s, float *row, sieve_params *p) {
-  static const float logits[] = {2.0f,  1.0f,     1.0f,     0.5f,     0.0f,
-                                 -1.0f, -1000.0f, -1500.0f, -INFINITY};
+  static const float logits[] = {2.0f,  1.0f,     1.0f,     0.5f,      0.0f,
+                                 -1.0f, -1000.0f, -1500.0f, -INFINITY, 3e38f};
   static const double temperatures[] = {0.0, -0.0, -1.0, 1e-7, 5e-6, 0.005, 0.5, 1.0, 2.0};
   static const double top_ps[] = {0.25, 0.5, 0.75, 0.8, 1.0};
   static const int64_t top_ks[] = {-1, 0, 1, 2, 3, 20, SIEVE_TOP_K_UNSET};
   size_t v = 1 + (size_t)pick(s, 10);
   for (size_t i = 0; i < v; i++)
-    row[i] = logits[pick(s, 9)];
+    row[i] = logits[pick(s, 10)];
   row[0] = pick(s, 2) ? row[0] : 1.0f; /* most rows keep a finite logit */
   *p = (sieve_params){temperatures[pick(s, 9)], top_ps[pick(s, 5)], top_ks[pick(s, 7)]};
   return v;

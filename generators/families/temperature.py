@@ -16,18 +16,19 @@ TS = [0.0, 5e-324, 1e-6, math.nextafter(1e-5, 0.0), 1e-5, math.nextafter(1e-5, 1
       1e-3, 0.01, 0.1, 0.3, 0.7, 1.0, 1.3, 2.0, 10.0, 100.0, 1e6, 1e30, 1e300]
 
 
-def tie_made_by_reciprocal(t: float):
-    """Two adjacent float32 logits just below 512 whose products with the float32 1/T are equal,
-    while their quotients by the float32 T differ: the float32 multiply of 000:11 makes a tie
-    that division does not."""
+def tie_made_by(op: str, t: float):
+    """Two adjacent float32 logits just below 512 that one operation of step 1 ties at T and
+    the other keeps apart: times the float32 1/T (op "reciprocal", the rule of 000:11) or
+    divided by the float32 T (op "division", temperature_op=divide)."""
     r, t32 = np.float32(1.0 / t), np.float32(t)
     b = np.float32(512.0)
     for _ in range(1 << 16):
         a = np.nextafter(b, np.float32(0.0), dtype=np.float32)
-        if a * r == b * r and a / t32 != b / t32:
+        by_reciprocal, by_division = a * r == b * r, a / t32 == b / t32
+        if (by_reciprocal, by_division) == (op == "reciprocal", op == "division"):
             return float(a), float(b)
         b = a
-    raise ValueError(f"no tie made by 1/T at T = {t}")
+    raise ValueError(f"no tie made by {op} at T = {t}")
 
 
 def cases():
@@ -47,7 +48,7 @@ def cases():
                      "from dividing by T.",
                      [5.0, 10.0, 2.5, 0.0], t=t))
     for t in (1.3, 1.5, 3.0):
-        a, b = tie_made_by_reciprocal(t)
+        a, b = tie_made_by("reciprocal", t)
         out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-k-1", F, "000:11,000:16",
                      f"Two logits below 512 at T = {t}: times the float32 1/T they tie, so "
                      "top_k 1 keeps token 0.",
@@ -56,6 +57,20 @@ def cases():
                      f"The same logits at T = {t}, top_p 0.5: tied at p = 0.5 exactly, both "
                      "stay.", [a, b], t=t, top_p=0.5,
                      exact_boundary=True, axis="temperature_op"))
+    # A pair behind a larger logit, cut by top_k 2 rather than 1 (an engine may take top_k 1
+    # as the argmax of the unscaled logits, where no scaling ties). T is exact in float32, so
+    # that a quotient by the float64 T, rounded once, is the same.
+    for t in (1.5, 3.0):
+        a, b = tie_made_by("reciprocal", t)
+        out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-k-2", F, "000:11,000:16",
+                     f"Logit 520, then two below 512 at T = {t}: times the float32 1/T the two "
+                     "tie, so top_k 2 keeps tokens 0 and 1.",
+                     [520.0, a, b], t=t, top_k=2, axis="temperature_op"))
+        a, b = tie_made_by("division", t)
+        out.append(c(f"{F}/division-would-make-a-tie-t{t}-top-k-2", F, "000:11,000:16",
+                     f"Logit 520, then two below 512 at T = {t}: times the float32 1/T the two "
+                     "stay apart, so top_k 2 keeps tokens 0 and 2 (divided by T they would tie, "
+                     "and keep 0 and 1).", [520.0, a, b], t=t, top_k=2, axis="temperature_op"))
     out.append(c(f"{F}/t-1e-3-underflowed-token-keeps-finite-logprob", F, "000:19",
                  "At T = 1e-3 a gap of 1 is 1000: the second token's p is 0, but its "
                  "processed logprob is a finite -1000.", [0.0, -1.0],

@@ -74,6 +74,21 @@ def run_section(name, data, profile, axes):
         f = found[a["axis"]]
         lines.append(f"| `{a['axis']}` | {f['verdict']} | "
                      f"{profile['axes'][a['axis']]['value']} | {f['evidence']} |")
+    return lines + fit_section(data)
+
+
+def fit_section(data):
+    """The fit of the engine's full sieve run, and why each failure it leaves is what it is."""
+    fit, why = data.get("fit"), data["run"].get("residual", {})
+    if not fit:
+        return []
+    rule = " + ".join(f"{a}={v}" for a, v in fit["rule"].items() if v is not None)
+    lines = ["", f"The fit of `sieve run` (every suite): {rule}. It explains {fit['explained']} of "
+             f"{fit['failures']} failures; the rest, by kind:", "",
+             "| cases | kind | why |", "|---:|---|---|"]
+    for g in fit["unexplained"]:
+        lines.append(f"| {g['count']} | {g['description']} | "
+                     f"{why.get(g['kind'], '*not documented*')} |")
     return lines
 
 

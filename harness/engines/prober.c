@@ -106,7 +106,11 @@ row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
   cJSON *answer = b.data && !b.failed ? pr_ask(pr, b.data) : NULL;
   const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
   const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
-  r.error = cJSON_GetObjectItemCaseSensitive(row, "error") != NULL;
+  const cJSON *error = cJSON_GetObjectItemCaseSensitive(row, "error");
+  const cJSON *field = cJSON_GetObjectItemCaseSensitive(error, "field");
+  r.error = error != NULL;
+  if (cJSON_IsString(field) && strlen(field->valuestring) < sizeof r.field)
+    strcpy(r.field, field->valuestring);
   r.answered = r.error || cJSON_IsArray(lp);
   if (answer && !r.answered)
     pr_garbage(pr, answer, "rows[0].logprobs or rows[0].error");

@@ -46,6 +46,7 @@ typedef struct prober {
 typedef struct row_answer {
   int answered;      /* 0: not offered or no answer */
   int error;         /* the row is an error */
+  char field[16];    /* the error's field, when it names one that fits */
   size_t kept;       /* tokens with a finite logprob */
   unsigned long set; /* the kept ids below 64 */
   double lp[8];      /* the first logprobs; -inf for removed tokens */

@@ -266,6 +266,51 @@ static mask probe_temperature_at(prober *pr) {
   return r.set == 0x1 ? ONE(TEMPERATURE_AT, BEFORE) : r.set == 0x7 ? ONE(TEMPERATURE_AT, AFTER) : 0;
 }
 
+/* Two adjacent float32 logits below 512 that one operation ties at T = 1.5 and the other keeps
+ * apart: times the float32 1/T (`reciprocal`) or divided by the float32 T. */
+static void pair_tied_by(int reciprocal, float *a, float *b) {
+  const float inv_t = (float)(1.0 / 1.5), t = 1.5f;
+  for (*b = 512.0f; *b > 256.0f; *b = *a) {
+    *a = nextafterf(*b, 0.0f);
+    if ((*a * inv_t == *b * inv_t) == reciprocal && (*a / t == *b / t) == !reciprocal)
+      return;
+  }
+}
+
+/* Whether top_k 2 at T = 1.5 kept anything but 520 and the larger of a pair (ids 1 and 2), asked
+ * both ways round: a tie that the scaling made, whatever order the cut keeps tied tokens in. Not
+ * top_k 1, which an engine may take as the argmax of the unscaled logits (SGLang, run). */
+static int tie_seen(prober *pr, int reciprocal, char *shown, size_t len) {
+  float a, b;
+  pair_tied_by(reciprocal, &a, &b);
+  char rows[2][96], x[32], y[32];
+  snprintf(rows[0], sizeof rows[0], "[520,%.9g,%.9g]", (double)a, (double)b);
+  snprintf(rows[1], sizeof rows[1], "[520,%.9g,%.9g]", (double)b, (double)a);
+  row_answer r = pr_filter_row(pr, rows[0], "{\"temperature\":1.5,\"top_k\":2}");
+  row_answer s = pr_filter_row(pr, rows[1], "{\"temperature\":1.5,\"top_k\":2}");
+  snprintf(shown, len, "%s (520, %.9g, %.9g) keeps %s, the pair the other way round %s",
+           reciprocal ? "times 1/T" : "divided by T", (double)a, (double)b,
+           pr_describe(&r, x, sizeof x), pr_describe(&s, y, sizeof y));
+  if (!r.answered || !s.answered || r.error || s.error)
+    return -1;
+  return r.set != 0x5 || s.set != 0x3;
+}
+
+/* Two pairs at T = 1.5 behind a larger logit, cut by top_k 2: one that times the float32 1/T
+ * ties (the rule, 000:11) and one that divided by the float32 T ties. Only the tie its operation
+ * makes shows; neither shows when the cut sees the unscaled logits (temperature after the
+ * filters). */
+static mask probe_temperature_op(prober *pr) {
+  char by_reciprocal[160], by_division[160];
+  const int r = tie_seen(pr, 1, by_reciprocal, sizeof by_reciprocal);
+  const int d = tie_seen(pr, 0, by_division, sizeof by_division);
+  pr_note(pr, SIEVE_AXIS_TEMPERATURE_OP, "top_k 2 at T 1.5: %s; %s%s", by_reciprocal, by_division,
+          r == 0 && d == 0 ? " (no tie: the cut sees no scaled logit)" : "");
+  if (r < 0 || d < 0 || (r == 0 && d == 0))
+    return ALL(TEMPERATURE_OP);
+  return r && !d ? ONE(TEMPERATURE_OP, RECIPROCAL) : d && !r ? ONE(TEMPERATURE_OP, DIVIDE) : 0;
+}
+
 /* How the row (2, 2, 2 - d) came back at one temperature: the first maximum alone, both maxima
  * alone, an error, or all three at an effective temperature d / (lp0 - lp2). */
 typedef struct t_answer {
@@ -389,6 +434,42 @@ static mask probe_t0_below(prober *pr) {
     m &= like_zero(&t.negative, &t.zero) ? ONE(T0_BELOW, NONPOSITIVE)
                                          : ALL(T0_BELOW) & ~ONE(T0_BELOW, NONPOSITIVE);
   return m;
+}
+
+/* ------------------------------------------------------------ check order */
+
+/* What a bad parameter came back as: "an answer", or the error and its field. */
+static const char *outcome(const row_answer *r, char *out, size_t len) {
+  snprintf(out, len, "%s%s%s", r->error ? "an error" : "an answer",
+           r->error && r->field[0] ? " for " : "", r->error ? r->field : "");
+  return out;
+}
+
+static int error_for(const row_answer *r, const char *field) {
+  return r->error && strcmp(r->field, field) == 0;
+}
+
+/* T = 0 with a bad top_k (-5, bad under every rule) and with top_p 0: checked first, each is
+ * its own error; after a temperature-0 rule that rewrites it (DeepInfer's clamp resets both, a
+ * top_k 1 rule only top_k), it is answered, or rejected with the temperature. T = 1 with both
+ * bad: top_p's error, or top_k's where top_k is checked first. */
+static mask probe_check_order(prober *pr) {
+  row_answer k = pr_filter_row(pr, MAT_ROW, "{\"temperature\":0,\"top_k\":-5}");
+  row_answer p = pr_filter_row(pr, MAT_ROW, "{\"temperature\":0,\"top_p\":0}");
+  row_answer both = pr_filter_row(pr, MAT_ROW, "{\"top_p\":0,\"top_k\":-5}");
+  if (!k.answered || !p.answered || !both.answered)
+    return ALL(CHECK_ORDER);
+  char a[48], b[48], c[48];
+  pr_note(pr, SIEVE_AXIS_CHECK_ORDER,
+          "T 0 with top_k -5: %s; T 0 with top_p 0: %s; top_p 0 with top_k -5: %s",
+          outcome(&k, a, sizeof a), outcome(&p, b, sizeof b), outcome(&both, c, sizeof c));
+  const mask t0_first = ONE(CHECK_ORDER, T0_RULE_FIRST) | ONE(CHECK_ORDER, T0_RULE_TOP_K_FIRST);
+  mask m = error_for(&k, "top_k") ? ONE(CHECK_ORDER, CHECKS_FIRST) : t0_first;
+  if (!both.error)
+    return 0; /* top_p 0 and top_k -5 accepted: no order of checks says that */
+  if (error_for(&both, "top_k"))
+    return m & ONE(CHECK_ORDER, T0_RULE_TOP_K_FIRST);
+  return error_for(&both, "top_p") ? m & ~ONE(CHECK_ORDER, T0_RULE_TOP_K_FIRST) : m;
 }
 
 static mask probe_temperature_floor(prober *pr) {
@@ -655,8 +736,10 @@ mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_TOPP_TIES] = probe_topp_ties,
     [SIEVE_AXIS_TOPK_TIES] = probe_topk_ties,
     [SIEVE_AXIS_TEMPERATURE_AT] = probe_temperature_at,
+    [SIEVE_AXIS_TEMPERATURE_OP] = probe_temperature_op,
     [SIEVE_AXIS_T0_BELOW] = probe_t0_below,
     [SIEVE_AXIS_T0] = probe_t0,
+    [SIEVE_AXIS_CHECK_ORDER] = probe_check_order,
     [SIEVE_AXIS_TEMPERATURE_FLOOR] = probe_temperature_floor,
     [SIEVE_AXIS_TOP_K_ZERO] = probe_top_k_zero,
     [SIEVE_AXIS_TOP_K_MINUS_ONE] = probe_top_k_minus_one,

@@ -25,8 +25,13 @@ const engine_profile profiles[] = {
       A(TOPP_TIES) = SEEN("seed 000:16 (stable sort, ties in token order), 000:17"),
       A(TOPK_TIES) = SEEN("seed 000:16 (stable sort), 000:18"),
       A(TEMPERATURE_AT) = SEEN("seed 000:15, fused_sample.py:209"),
+      A(TEMPERATURE_OP) =
+          SEEN("seed 000:11: the reference multiplies the logits by 1/T (fused_sample.py:209)"),
       A(T0_BELOW) = SEEN("seed 000:9, sampling_params.py:76-79 (T < 1e-5)"),
       A(T0) = SEEN("seed 000:9, sampling_params.py:76-79"),
+      A(CHECK_ORDER) =
+          SEEN("seed 000:63: the checks run before the clamp, so T = 0 with top_k = 0 is an "
+               "error"),
       A(TEMPERATURE_FLOOR) = SEEN("seed 000:9 (only the 1e-5 clamp)"),
       A(TOP_K_ZERO) = SEEN("seed 000:32, sampling_params.py:96-99"),
       A(TOP_K_MINUS_ONE) = SEEN("seed 000:32 (-1 is off)"),
@@ -47,6 +52,7 @@ const engine_profile profiles[] = {
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -59,7 +65,10 @@ const engine_profile profiles[] = {
                           "which is stable)"),
       A(TOPK_TIES) = SEEN("seed 002:89 (strict < keeps ties)"),
       A(TEMPERATURE_AT) = SEEN("seed 002:55, 002:164"),
-      A(T0_BELOW) = SEEN("seed 002:48 (temperature == 0)"), A(T0) = SEEN("seed 002:48-49 (argmax)"),
+      A(TEMPERATURE_OP) = SEEN("seed 002:55: logits / temperature"),
+      A(T0_BELOW) = SEEN("seed 002:48 (temperature == 0)"),
+      A(T0) = SEEN("seed 002:48-49 (argmax)"),
+      A(CHECK_ORDER) = UNCONFIRMED("seed 002 checks neither top_p nor top_k"),
       A(TEMPERATURE_FLOOR) = SEEN("seed 002:55 (logits / temperature, no floor)"),
       A(TOP_K_ZERO) = SEEN("seed 002:78-80 (top_k 0: nothing removed)"),
       A(TOP_K_MINUS_ONE) = UNCONFIRMED("seed 002 does not say what a negative top_k does"),
@@ -77,6 +86,7 @@ const engine_profile profiles[] = {
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_ARGMAX,
       .temperature_floor = SIEVE_TEMPERATURE_FLOOR_CENTI,
@@ -97,9 +107,14 @@ const engine_profile profiles[] = {
       A(TOPK_TIES) = SEEN("same: logits < the k-th value masked; run: {1,3,4}"),
       A(TEMPERATURE_AT) = SEEN("vllm/v1/sample/sampler.py Sampler.apply_temperature before "
                                "TopKTopPSampler"),
+      A(TEMPERATURE_OP) =
+          SEEN("vllm/v1/sample/sampler.py Sampler.apply_temperature: logits.div_(temp), a "
+               "float32 temperature tensor"),
       A(T0_BELOW) = SEEN("vllm/sampling_params.py SamplingParams.__post_init__: the 0.01 floor "
                          "first, so only T = 0 is greedy; T < 0 raises"),
       A(T0) = SEEN("same: greedy (top_p 1, top_k 0); Sampler.greedy_sample, the first maximum"),
+      A(CHECK_ORDER) = SEEN("vllm/sampling_params.py SamplingParams.__post_init__: _verify_args() "
+                            "before the greedy reset of top_p and top_k"),
       A(TEMPERATURE_FLOOR) = SEEN("same: 0 < T < _MAX_TEMP (0.01) becomes 0.01"),
       A(TOP_K_ZERO) = SEEN("same, _verify_args: 0 (or -1) disables top-k"),
       A(TOP_K_MINUS_ONE) = SEEN("same: -1 accepted as off; -2 raises"),
@@ -121,8 +136,10 @@ const engine_profile profiles[] = {
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
      {.topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_MICRO,
       .t0 = SIEVE_T0_TOPK1,
+      .check_order = SIEVE_CHECK_ORDER_T0_RULE_FIRST,
       .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
       .logprobs = SIEVE_LOGPROBS_SCALED,
       .draw = SIEVE_DRAW_OWN,
@@ -140,8 +157,13 @@ const engine_profile profiles[] = {
                           "{32-51} (run)"),
       A(TEMPERATURE_AT) = SEEN("sampler.py Sampler.forward: logits.div_(temperatures) before the "
                                "softmax"),
+      A(TEMPERATURE_OP) = SEEN("python/sglang/srt/layers/sampler.py Sampler.forward: "
+                               "logits.div_(sampling_info.temperatures), float32"),
       A(T0_BELOW) = SEEN("python/sglang/srt/sampling/sampling_params.py: _SAMPLING_EPS = 1e-6"),
       A(T0) = SEEN("same, SamplingParams.__post_init__: T = 1, top_k = 1"),
+      A(CHECK_ORDER) = SEEN("python/sglang/srt/sampling/sampling_params.py "
+                            "SamplingParams.__post_init__: T < 1e-6 sets top_k = 1 before verify() "
+                            "checks top_k; run: T = 0 with top_k 0 is answered"),
       A(TEMPERATURE_FLOOR) = SEEN("same: no floor"),
       A(TOP_K_ZERO) = SEEN("same, verify: top_k must be -1 (disable) or at least 1"),
       A(TOP_K_MINUS_ONE) = SEEN("same: -1 becomes TOP_K_ALL"),
@@ -167,8 +189,10 @@ const engine_profile profiles[] = {
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_REJECT,
+      .check_order = SIEVE_CHECK_ORDER_T0_RULE_TOP_K_FIRST,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
       .draw = SIEVE_DRAW_OWN,
@@ -184,9 +208,15 @@ const engine_profile profiles[] = {
                           "({2,3} of 4), 64 equal keep {0,17-31} (run)"),
       A(TOPK_TIES) = SEEN("same file, TopKLogitsWarper: scores < the k-th value removed"),
       A(TEMPERATURE_AT) = SEEN("_get_logits_processor: TemperatureLogitsWarper first"),
+      A(TEMPERATURE_OP) = SEEN("src/transformers/generation/logits_process.py "
+                               "TemperatureLogitsWarper.__call__: scores / self.temperature"),
       A(T0_BELOW) = SEEN("generation/configuration_utils.py: T must be strictly positive "
                          "(negatives too are rejected)"),
       A(T0) = SEEN("TemperatureLogitsWarper: T = 0 raises ValueError (set do_sample=False)"),
+      A(CHECK_ORDER) = SEEN("src/transformers/generation/utils.py _get_logits_processor: "
+                            "TemperatureLogitsWarper (which raises at T = 0), then "
+                            "TopKLogitsWarper, then TopPLogitsWarper, each checking its "
+                            "argument when built; run"),
       A(TEMPERATURE_FLOOR) = SEEN("no floor: T = 1e-7 divides by 1e-7"),
       A(TOP_K_ZERO) = SEEN("_get_logits_processor: no TopKLogitsWarper at top_k 0"),
       A(TOP_K_MINUS_ONE) = SEEN("TopKLogitsWarper: top_k has to be a strictly positive integer"),
@@ -210,6 +240,7 @@ const engine_profile profiles[] = {
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_IGNORED,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -225,11 +256,16 @@ const engine_profile profiles[] = {
                           "ONNX TopK (lower index first among equals); run: {1,3}, {0,3}"),
       A(TEMPERATURE_AT) = SEEN("_get_logits_processor: TemperatureLogitsWarper before the "
                                "sampler's top-k (no top-p for it to move)"),
+      A(TEMPERATURE_OP) = SEEN("src/generation/logits_process.js TemperatureLogitsWarper._call: "
+                               "Float32Array element /= this.temperature, a float64 quotient "
+                               "rounded to float32: the float32 T's quotient wherever T is a "
+                               "float32 (run)"),
       A(T0_BELOW) = SEEN("modeling_utils.js: temperature === 0 && do_sample switches do_sample "
                          "off; other temperatures, negative ones too, divide "
                          "(TemperatureLogitsWarper); run: T = -1 answers the reversed row"),
       A(T0) = SEEN("logits_sampler.js LogitsSampler.getSampler: GreedySampler, the first "
                    "maximum"),
+      A(CHECK_ORDER) = UNCONFIRMED("no top_p or top_k is checked"),
       A(TEMPERATURE_FLOOR) = SEEN("TemperatureLogitsWarper: no floor"),
       A(TOP_K_ZERO) = SEEN("MultinomialSampler: k = V unless top_k > 0"),
       A(TOP_K_MINUS_ONE) = SEEN("same: top_k > 0 only"),
@@ -250,6 +286,7 @@ const engine_profile profiles[] = {
      {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0 = SIEVE_T0_TOPK1,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .draw = SIEVE_DRAW_OWN},
@@ -259,9 +296,11 @@ const engine_profile profiles[] = {
       A(TOPP_TIES) = SEEN("seed 004:211 (Python's sorted is stable: ties in id order)"),
       A(TOPK_TIES) = SEEN("seed 004:170 (x >= threshold)"),
       A(TEMPERATURE_AT) = SEEN("seed 004:288"),
+      A(TEMPERATURE_OP) = SEEN("seed 004:288: logits / params.temperature"),
       A(T0_BELOW) = UNCONFIRMED("seed 004:54 names _SAMPLING_EPS without its value; the spec's "
                                 "1e-5 is kept"),
       A(T0) = SEEN("seed 004:54-56 (T = 1, top_k = 1)"),
+      A(CHECK_ORDER) = UNCONFIRMED("seed 004 does not show where the checks run"),
       A(TEMPERATURE_FLOOR) = SEEN("seed 004:54-56 (no other clamp)"),
       A(TOP_K_ZERO) = SEEN("seed 004:165, 004:290 (top_k > 0)"),
       A(TOP_K_MINUS_ONE) = SEEN("seed 004:165 (k <= 0 is no filter)"),
@@ -281,6 +320,7 @@ const engine_profile profiles[] = {
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
       .temperature_at = SIEVE_TEMPERATURE_AT_AFTER,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -296,8 +336,11 @@ const engine_profile profiles[] = {
                           "exactly k, unstable"),
       A(TEMPERATURE_AT) = SEEN("common/common.h common_params_sampling::samplers: temperature "
                                "last"),
+      A(TEMPERATURE_OP) = SEEN("src/llama-sampler.cpp llama_sampler_temp_impl: "
+                               "cur_p->data[i].logit /= temp, float (run)"),
       A(T0_BELOW) = SEEN("src/llama-sampler.cpp llama_sampler_temp_impl: temp <= 0"),
       A(T0) = SEEN("same: the maximum alone (the first in the array's current order)"),
+      A(CHECK_ORDER) = UNCONFIRMED("llama.cpp checks no parameter"),
       A(TEMPERATURE_FLOOR) = SEEN("llama_sampler_temp_impl: no floor"),
       A(TOP_K_ZERO) = SEEN("llama_sampler_top_k_impl: k <= 0 returns, nothing removed"),
       A(TOP_K_MINUS_ONE) = SEEN("same: k <= 0"),
@@ -335,8 +378,12 @@ const engine_profile profiles[] = {
       A(TOPK_TIES) = SEEN("apply_top_k: argpartition(-logprobs), ordered by (value, index) on "
                           "CPU; Metal uses the stable sort"),
       A(TEMPERATURE_AT) = SEEN("categorical_sampling: logits * (1 / temp) after the filters"),
+      A(TEMPERATURE_OP) =
+          SEEN("categorical_sampling: logits * (1 / temp), the Python float 1 / temp "
+               "taken as a float32 scalar"),
       A(T0_BELOW) = SEEN("make_sampler: temp == 0 (negative T is not rejected there)"),
       A(T0) = SEEN("make_sampler: mx.argmax, the first maximum"),
+      A(CHECK_ORDER) = UNCONFIRMED("make_sampler checks no parameter"),
       A(TEMPERATURE_FLOOR) = SEEN("make_sampler: none"),
       A(TOP_K_ZERO) = SEEN("make_sampler: top_k > 0 only"),
       A(TOP_K_MINUS_ONE) = SEEN("make_sampler: top_k > 0 only (server.py rejects -1)"),
@@ -362,6 +409,7 @@ const engine_profile profiles[] = {
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -376,8 +424,10 @@ const engine_profile profiles[] = {
       A(TOPK_TIES) = SEEN("sample/transforms.go topK: a min-heap replacing on strict >; [1,1,1,2] "
                           "with k 2 keeps {1,3}"),
       A(TEMPERATURE_AT) = SEEN("sample/samplers.go: temperature before softmax and topP"),
+      A(TEMPERATURE_OP) = SEEN("sample/transforms.go temperature: ts[i].value / temp, float32"),
       A(T0_BELOW) = SEEN("sample/samplers.go NewSampler: temperature < 0 becomes 0, greedy"),
       A(T0) = SEEN("sample/samplers.go greedy: strict > in id order, the lowest id"),
+      A(CHECK_ORDER) = UNCONFIRMED("not read"),
       A(TEMPERATURE_FLOOR) = SEEN("sample/transforms.go temperature: max(T, 1e-7), below every "
                                   "temperature the t0 rule leaves"),
       A(TOP_K_ZERO) = SEEN("sample/transforms.go topK: k <= 0 sorts only"),
@@ -398,6 +448,7 @@ const engine_profile profiles[] = {
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_ALL,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -416,9 +467,11 @@ const engine_profile profiles[] = {
       A(TOPK_TIES) = SEEN("FlashInfer's top-k mask keeps >= pivot; the torch fallback's "
                           "logits < kth also keeps ties"),
       A(TEMPERATURE_AT) = SEEN("sampling_utils.py: logits / T before the filters"),
+      A(TEMPERATURE_OP) = SEEN("sampling_utils.py: logits / T"),
       A(T0_BELOW) = SEEN("sampling_utils.py params_imply_greedy_decoding: T == 0 (T < 0 raises)"),
       A(T0) = SEEN("same: torch.argmax, the first maximum. The C++ decoder (samplingTopKKernels"
                    ".cu 0396172, penaltyKernels.cu 249d93d) has no t0 rule: 1 / (T + 1e-6)"),
+      A(CHECK_ORDER) = UNCONFIRMED("not read"),
       A(TEMPERATURE_FLOOR) = SEEN("sampling_utils.py: no floor (the torch fallback uses "
                                   "max(T, 1e-5))"),
       A(TOP_K_ZERO) = SEEN("sampling_utils.py: top_k or vocab_size"),
@@ -452,8 +505,10 @@ const engine_profile profiles[] = {
                           "<= 256 and vocab >= 65536 keeps exactly k, unspecified)"),
       A(TEMPERATURE_AT) = UNCONFIRMED("not applicable: no temperature argument, the caller "
                                       "scales the logits"),
+      A(TEMPERATURE_OP) = UNCONFIRMED("not applicable: the caller scales the logits"),
       A(T0_BELOW) = UNCONFIRMED("not applicable: the caller's"),
       A(T0) = UNCONFIRMED("not applicable: the caller's"),
+      A(CHECK_ORDER) = UNCONFIRMED("not applicable: the caller's"),
       A(TEMPERATURE_FLOOR) = UNCONFIRMED("not applicable: the caller's"),
       A(TOP_K_ZERO) = UNCONFIRMED("neither value: k = 0 is not validated and masks every logit "
                                   "(read, not run)"),
@@ -481,8 +536,10 @@ const engine_profile profiles[] = {
       A(TOPP_TIES) = SEEN("same: tied tokens pass together"),
       A(TOPK_TIES) = SEEN("same: the count strictly greater < k keeps ties"),
       A(TEMPERATURE_AT) = UNCONFIRMED("not applicable: the caller scales the logits"),
+      A(TEMPERATURE_OP) = UNCONFIRMED("not applicable: the caller scales the logits"),
       A(T0_BELOW) = UNCONFIRMED("not applicable: the caller's"),
       A(T0) = UNCONFIRMED("not applicable: the caller's"),
+      A(CHECK_ORDER) = UNCONFIRMED("not applicable: the caller's"),
       A(TEMPERATURE_FLOOR) = UNCONFIRMED("not applicable: the caller's"),
       A(TOP_K_ZERO) = UNCONFIRMED("neither value: k = 0 never accepts and returns token 0 with "
                                   "valid = false (read, not run)"),

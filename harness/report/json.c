@@ -74,7 +74,9 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
   jbuf_raw(b, ",\"unexplained\":[");
   for (size_t g = 0; g < f->n_groups; g++) {
     jbuf_raw(b, g ? ",{" : "{");
-    jbuf_key(b, "description", 0);
+    jbuf_key(b, "kind", 0);
+    jbuf_str(b, f->groups[g].kind);
+    jbuf_key(b, "description", 1);
     jbuf_str(b, f->groups[g].description);
     jbuf_key(b, "count", 1);
     jbuf_int(b, (int64_t)f->groups[g].count);

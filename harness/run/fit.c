@@ -1103,6 +1103,7 @@ static int group_residual(fitter *f, fit_result *fit, const residual *res, size_
       fit_group *g = &all[n_all++];
       char shared[160];
       shared_params(f, members, j - i, shared, sizeof shared);
+      snprintf(g->kind, sizeof g->kind, "%.180s", res[i].key);
       snprintf(g->description, sizeof g->description, "%.180s%s%.100s", res[i].key,
                shared[0] ? "; every one with " : "", shared);
       g->count = j - i;

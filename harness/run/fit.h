@@ -39,7 +39,8 @@ typedef struct fit_axis {
 
 /* Failures the fitted rule does not explain that share what differs and the parameters. */
 typedef struct fit_group {
-  char description[300];
+  char kind[184];        /* what the group's failures share: the op and what differs */
+  char description[300]; /* the kind, with the parameters every one of them has */
   size_t count;
   char cases[300]; /* the first ids, comma-separated */
 } fit_group;

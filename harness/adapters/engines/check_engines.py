@@ -1,8 +1,12 @@
 """Real engines held to their profiles (README.md beside this file).
 
   check_engines.py SIEVE check NAME IMPL    what `make engines-check` runs for each npm engine
-  check_engines.py SIEVE record NAME IMPL   writes runs/NAME.json's fingerprint (and, for an
-                                            engine CI runs, runs/NAME.expected.json) anew
+  check_engines.py SIEVE record NAME IMPL   writes runs/NAME.json's fingerprint and the fit of
+                                            a full sieve run (and, for an engine CI runs,
+                                            runs/NAME.expected.json) anew
+  check_engines.py SIEVE recorded           holds the fit recorded for each engine CI does not
+                                            run (the Python engines) to its profile and to the
+                                            residual groups its runs/NAME.json documents
 
 check fails, naming the axis and the case, when
 - the engine's fingerprint differs from its profile (oracle/sieve.h axes, harness/engines/profiles.c) on
@@ -18,10 +22,11 @@ check fails, naming the axis and the case, when
 - `sieve run --impl IMPL --expect runs/NAME.expected.json` finds a failure that file does not
   list, or a listed case that now passes or is skipped, or asks nothing at all;
 - the fit of that run (harness/run/README.md, "The fit") differs from the profile on an axis it
-  determines, or adds a misreading (the engine's departures are its choices, not a port's bugs),
-  except on an axis runs/NAME.json lists under "fit_departs", with why (a choice of the engine
-  no axis value says yet, which a listed value imitates on the fixtures): those are printed.
-  The failures it does not explain are printed, grouped, for the record.
+  determines, or adds a misreading (the engine's departures are its choices, not a port's bugs);
+- a failure the fit does not explain falls in a residual group whose kind (what its failures
+  share, before the parameters they have in common) runs/NAME.json does not document under
+  "residual", with why the engine answers so, or a kind documented there no longer occurs. The
+  groups are printed with their reasons.
 """
 
 import json
@@ -125,24 +130,36 @@ def check_fit(sieve, name, fit):
     _, profiles = sieve_json(sieve, "profiles")
     profile = next((p["axes"] for p in profiles if p["name"] == name), {})
     recorded = RUNS / f"{name}.json"
-    departs = (json.loads(recorded.read_text())["run"].get("fit_departs", {})
-               if recorded.exists() else {})
-    differs = {a: f"{v} (profile {profile.get(a, {}).get('value')})"
-               for a, v in fit.get("rule", {}).items()
-               if v is not None and not compatible(a, v, profile.get(a, {}).get("value"))}
-    wrong = {a: d for a, d in differs.items() if a not in departs}
-    for axis in sorted(set(differs) & set(departs)):
-        print(f"     {name}: the fit takes {axis} {differs[axis]}, as runs/{recorded.name} says: "
-              f"{departs[axis]}")
+    documented = (json.loads(recorded.read_text())["run"].get("residual", {})
+                  if recorded.exists() else {})
+    wrong = {a: f"{v} (profile {profile.get(a, {}).get('value')})"
+             for a, v in fit.get("rule", {}).items()
+             if v is not None and not compatible(a, v, profile.get(a, {}).get("value"))}
     say(fit and profile and not wrong and not fit.get("misreadings"),
         f"{name}: the fit of sieve run is profile {name} on every axis it determines"
-        + (" but those runs/" + recorded.name + " lists" if departs else "")
         + (f"; differs: {wrong}" if wrong else "")
         + (f"; misreadings {fit['misreadings']}" if fit.get("misreadings") else ""))
-    print(f"     {name}: the fit explains {fit.get('explained')} of {fit.get('failures')} failures; "
-          "the rest, grouped:")
-    for group in fit.get("unexplained", []):
-        print(f"       {group['count']:4}  {group['description']}")
+    groups = fit.get("unexplained", [])
+    undocumented = [g for g in groups if g["kind"] not in documented]
+    say(not undocumented,
+        f"{name}: the fit explains {fit.get('explained')} of {fit.get('failures')} failures; every "
+        f"other is in a residual group runs/{recorded.name} documents"
+        + "".join(f"; not documented: {g['count']} x {g['kind']} (e.g. {g['cases'][0]})"
+                  for g in undocumented))
+    stale = sorted(set(documented) - {g["kind"] for g in groups})
+    say(not stale, f"{name}: every residual kind runs/{recorded.name} documents still occurs"
+        + "".join(f"; no longer: {k}" for k in stale))
+    for group in groups:
+        why = documented.get(group["kind"])
+        print(f"       {group['count']:4}  {group['description']}"
+              + (f"\n             why: {why}" if why else ""))
+
+
+def recorded_fit(diagnosis):
+    """The fit of a run as runs/NAME.json keeps it: what check_fit reads, three cases a group."""
+    keep = ("rule", "explained", "failures", "misreadings", "nearest_profiles")
+    return {**{k: diagnosis.get(k) for k in keep},
+            "unexplained": [{**g, "cases": g["cases"][:3]} for g in diagnosis.get("unexplained", [])]}
 
 
 def record(sieve, name, impl):
@@ -150,6 +167,8 @@ def record(sieve, name, impl):
     data = json.loads(path.read_text()) if path.exists() else {"run": {}}
     _, data["fingerprint"] = fingerprint(sieve, name, impl)
     data["fingerprint"]["impl"] = data["run"].get("impl", data["fingerprint"]["impl"])
+    _, report = sieve_json(sieve, "run", "--impl", impl, *SUITES)
+    data["fit"] = recorded_fit(report.get("diagnosis", {}))
     path.write_text(json.dumps(data, indent=1) + "\n")
     print(f"record: wrote {path}")
     if data["run"].get("ci"):
@@ -157,7 +176,22 @@ def record(sieve, name, impl):
                         str(RUNS / f"{name}.expected.json"), *SUITES], stdout=subprocess.DEVNULL)
 
 
+def check_recorded(sieve):
+    for path in sorted(RUNS.glob("*.json")):
+        data = json.loads(path.read_text())
+        if path.name.endswith(".expected.json") or data["run"].get("ci"):
+            continue
+        name = path.stem
+        say("fit" in data, f"{name}: runs/{path.name} records the fit of a sieve run")
+        if "fit" in data:
+            check_fit(sieve, name, data["fit"])
+
+
 def main():
+    if sys.argv[2:3] == ["recorded"]:
+        check_recorded(sys.argv[1])
+        print(f"engines-check recorded runs: {'FAILED' if FAILURES else 'ok'}")
+        return 1 if FAILURES else 0
     sieve, mode, name, impl = sys.argv[1:5]
     if mode == "record":
         record(sieve, name, impl)
