@@ -210,9 +210,9 @@ static size_t top_p_cut(filter_work *w, size_t n, const sieve_params *p, double 
   *margin = INFINITY;
   if (SIEVE__AXIS(w->rule, TOPP_SCOPE, topp_scope) == SIEVE_TOPP_SCOPE_IGNORED)
     return n;
-  if (p->top_p >= 1.0)
+  if (p->top_p >= 1.0) /* the float32 tail may fall in a run of ties too (zero logits) */
     return SIEVE__AXIS(w->rule, TOPP_ONE, topp_one) == SIEVE_TOPP_ONE_FLOAT32_TAIL
-               ? float32_tail_keep(w, n)
+               ? cut_ties(w, float32_tail_keep(w, n), n, SIEVE_AXIS_TOPP_TIES)
                : n;
   return cut_ties(w, top_p_keep(w, n, p->top_p, total, margin), n, SIEVE_AXIS_TOPP_TIES);
 }

@@ -320,6 +320,21 @@ Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
   cr_expect_eq(info.kept, 1024, "without a top-k, top_p = 1 is not applied");
 }
 
+Test(rules, the_float32_tail_cut_in_a_run_of_tied_zeros_takes_the_top_p_tie_choice) {
+  static float row[1024];
+  static double spec[1024], highest[1024];
+  sieve_filter_info a, b;
+  row[0] = 20.0f;
+  sieve_rule r = with(SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_FLOAT32_TAIL);
+  sieve_params p = {1.0, 1.0, 1024};
+  cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, spec, &a), 0);
+  sieve_rule_set(&r, SIEVE_AXIS_TOPP_TIES, SIEVE_TOPP_TIES_HIGHEST);
+  cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, highest, &b), 0);
+  cr_assert_eq(a.kept, b.kept, "the same count");
+  cr_expect(isfinite(spec[1]) && isinf(spec[1023]), "the lowest tied ids stay");
+  cr_expect(isinf(highest[1]) && isfinite(highest[1023]), "the highest tied ids stay");
+}
+
 /* The profiles and probes derived from the axes (harness/engines/profiles.c,
  * harness/engines/probes.c). */
 

@@ -93,6 +93,12 @@ def cases():
                  "20 then 1023 zeros, top_p 1, top_k 1024: top_p = 1 removes nothing, so all "
                  "1024 stay (a float32 cumsum cuts the tail).",
                  peaked, top_p=1.0, top_k=1024, axis="topp_one"))
+    # Distinct tail logits, so that a float32 tail cut shows under every tie choice too (a cut
+    # by value keeps every token tied with the last one kept: all the zeros above).
+    sloped = [18.0] + [-i / 4096 for i in range(1023)]
+    out.append(c(f"{F}/top-p-one-with-top-k-keeps-a-sloped-tail", F, "000:17",
+                 "18 then 1023 logits from 0 down by 1/4096, top_p 1, top_k 1024: all 1024 "
+                 "stay.", sloped, top_p=1.0, top_k=1024, axis="topp_one"))
     row = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5]
     for t, p in ((0.5, 0.8), (2.0, 0.8), (0.5, 0.6), (3.0, 0.9), (0.7, 0.9), (0.3, 0.7)):
         scaled = ref.filter_row(ff.as_row(row), ref.Params(t, p, -1)).kept

@@ -67,10 +67,10 @@ def cases():
                      "tie, so top_k 2 keeps tokens 0 and 1.",
                      [520.0, a, b], t=t, top_k=2, axis="temperature_op"))
         a, b = tie_made_by("division", t)
-        out.append(c(f"{F}/division-would-make-a-tie-t{t}-top-k-2", F, "000:11,000:16",
-                     f"Logit 520, then two below 512 at T = {t}: times the float32 1/T the two "
-                     "stay apart, so top_k 2 keeps tokens 0 and 2 (divided by T they would tie, "
-                     "and keep 0 and 1).", [520.0, a, b], t=t, top_k=2, axis="temperature_op"))
+        out.append(c(f"{F}/reciprocal-keeps-apart-a-pair-division-ties-t{t}-top-k-2", F,
+                     "000:11,000:16", f"Logit 520, then two below 512 at T = {t}: times the "
+                     "float32 1/T the two stay apart, so top_k 2 keeps tokens 0 and 2.",
+                     [520.0, a, b], t=t, top_k=2, axis="temperature_op"))
     out.append(c(f"{F}/t-1e-3-underflowed-token-keeps-finite-logprob", F, "000:19",
                  "At T = 1e-3 a gap of 1 is 1000: the second token's p is 0, but its "
                  "processed logprob is a finite -1000.", [0.0, -1.0],

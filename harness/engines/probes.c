@@ -505,16 +505,20 @@ static mask probe_top_k_minus_one(prober *pr) {
                       ONE(TOP_K_MINUS_ONE, ERROR));
 }
 
-/* A peaked row, 20 then 1023 zeros: a float32 softmax loses the tail's terms (e^-20 each) in
- * its sum, so a float32 cumulative sum passes 1 before the end and top_p = 1 cuts the tail. */
+/* A peaked row, 18 then 1023 logits from 0 down by 1/4096: a float32 softmax loses the tail's
+ * terms (about e^-18 each) in its sum, so a float32 cumulative sum passes 1 before the end and
+ * top_p = 1 cuts the tail, whether the total is added in 1, 2, 4, 8, 16 or 32 lanes. The tail's
+ * logits differ, so a cut that keeps every tied token (topp_ties all) still shows. */
 static mask probe_topp_one(prober *pr) {
   char a[64];
   if (topp_ignored(pr))
     return pr_note(pr, SIEVE_AXIS_TOPP_ONE, "top-p is not applied"), ALL(TOPP_ONE);
   jbuf row = {0};
-  jbuf_raw(&row, "[20");
-  for (int i = 1; i < 1024; i++)
-    jbuf_raw(&row, ",0");
+  jbuf_raw(&row, "[18");
+  for (int i = 0; i < 1023; i++) {
+    jbuf_char(&row, ',');
+    jbuf_num(&row, -i / 4096.0);
+  }
   jbuf_raw(&row, "]");
   row_answer r = row.data && !row.failed
                      ? pr_filter_row(pr, row.data, "{\"top_p\":1,\"top_k\":1024}")
@@ -522,7 +526,7 @@ static mask probe_topp_one(prober *pr) {
   jbuf_free(&row);
   if (!r.answered)
     return ALL(TOPP_ONE);
-  pr_note(pr, SIEVE_AXIS_TOPP_ONE, "(20, then 1023 zeros) top_p 1 top_k 1024 keeps %s",
+  pr_note(pr, SIEVE_AXIS_TOPP_ONE, "(18, then 1023 from 0 by -1/4096) top_p 1 top_k 1024 keeps %s",
           pr_describe(&r, a, sizeof a));
   return r.error ? 0 : r.kept == 1024 ? ONE(TOPP_ONE, OFF) : ONE(TOPP_ONE, FLOAT32_TAIL);
 }

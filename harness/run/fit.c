@@ -365,17 +365,101 @@ static int any_tie_order(const sieve_rule *rule, uint32_t consulted) {
   return 0;
 }
 
+/* Whether the answer read the rule's float32 tail (topp_one=float32_tail): where a float32
+ * cumulative sum passes 1 depends on the order of its additions, which the oracle's variant
+ * fixes as eight lanes and an engine's kernel as its own. */
+static int float32_tail(const sieve_rule *rule, uint32_t consulted) {
+  return (consulted >> SIEVE_AXIS_TOPP_ONE & 1) &&
+         sieve_rule_get(rule, SIEVE_AXIS_TOPP_ONE) == SIEVE_TOPP_ONE_FLOAT32_TAIL;
+}
+
+/* A kept token of a row in the rule's rank order: by probability (tokens whose float64
+ * probabilities are equal, as those that underflow, in token order) or by logit. */
+typedef struct ranked_token {
+  double key, logprob;
+  size_t id;
+} ranked_token;
+
+static int by_rank(const void *x, const void *y) {
+  const ranked_token *a = x, *b = y;
+  if (a->key != b->key)
+    return a->key < b->key ? 1 : -1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The kept row cut to its best `keep` tokens, renormalized, when a float32 sum of the kept
+ * probabilities in rank order, added in any order, could pass 1 there: the exact mass before
+ * the cut is within (n + 1) float32 roundings of 1 (n the tokens kept). */
+static int recut_row(cJSON *lp, size_t keep, int by_probability) {
+  const size_t vocab = (size_t)cJSON_GetArraySize(lp);
+  ranked_token *t = malloc((vocab ? vocab : 1) * sizeof *t);
+  int *stays = calloc(vocab ? vocab : 1, sizeof *stays);
+  size_t n = 0, i = 0;
+  for (const cJSON *x = t && stays ? lp->child : NULL; x; x = x->next, i++)
+    if (cJSON_IsNumber(x))
+      t[n++] =
+          (ranked_token){by_probability ? exp(x->valuedouble) : x->valuedouble, x->valuedouble, i};
+  double before = 0.0;
+  if (t && stays && keep > 0 && keep < n) {
+    qsort(t, n, sizeof *t, by_rank);
+    for (size_t r = 0; r < keep; r++) {
+      before += exp(t[r].logprob);
+      stays[t[r].id] = 1;
+    }
+  }
+  const int cut = before >= 1.0 - (double)(n + 1) * 0x1p-24; /* before is 0 when keep >= n */
+  if (cut) {
+    const double shift = log(before);
+    i = 0;
+    for (cJSON *x = lp->child, *next; x; x = next, i++) {
+      next = x->next;
+      if (stays[i])
+        cJSON_SetNumberValue(x, x->valuedouble - shift);
+      else if (cJSON_IsNumber(x))
+        cJSON_ReplaceItemViaPointer(lp, x, cJSON_CreateNull());
+    }
+  }
+  free(t);
+  free(stays);
+  return cut;
+}
+
+/* Every filter row of `r`, an answer without the tail cut, cut where the implementation's
+ * row was, as far as recut_row allows; how many rows were cut. */
+static int recut_tails(cJSON *r, const cJSON *got, int by_probability) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(got, "rows");
+  const cJSON *g = rows ? rows->child : NULL;
+  cJSON *mine = cJSON_GetObjectItemCaseSensitive(r, "rows");
+  int cut = 0;
+  for (cJSON *row = mine ? mine->child : NULL; row && g; row = row->next, g = g->next) {
+    cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
+    const cJSON *theirs = cJSON_GetObjectItemCaseSensitive(g, "logprobs");
+    size_t keep = 0;
+    for (const cJSON *x = cJSON_IsArray(theirs) ? theirs->child : NULL; x; x = x->next)
+      keep += cJSON_IsNumber(x) ? 1 : 0;
+    if (cJSON_IsArray(lp) && cJSON_GetArraySize(lp) == cJSON_GetArraySize(theirs))
+      cut += recut_row(lp, keep, by_probability);
+  }
+  return cut;
+}
+
 /* Whether the implementation's answer is `r`, the rule's; where the rule leaves the order of
- * tied tokens to the sort (any_tie_order), up to which tokens of each tie class it kept. */
+ * tied tokens to the sort (any_tie_order), up to which tokens of each tie class it kept. With
+ * `tail`, r is the rule's answer without its float32 tail, cut where the implementation's is;
+ * one that cuts no row's tail does not agree (that is the rule without the float32 tail). */
 static int agrees_with(fit_case *fc, const char *r_text, int precision, const sieve_rule *rule,
-                       int any_order) {
+                       int any_order, int tail) {
   cJSON *r = cJSON_Parse(r_text);
+  const int by_p = sieve_rule_get(rule, SIEVE_AXIS_RANK_KEY) == SIEVE_RANK_KEY_PROBABILITY;
+  if (r && tail && !(have(fc) && recut_tails(r, have(fc), by_p))) {
+    cJSON_Delete(r); /* an answer that cuts no tail is the rule without it */
+    return 0;
+  }
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(fc->result->fixture, "expect");
   cJSON *want = r ? rule_expectation(expect, r) : NULL;
   if (r && !want)
     want = fit_expectation(r);
   cJSON *got = any_order && have(fc) ? cJSON_Duplicate(have(fc), 1) : NULL;
-  const int by_p = sieve_rule_get(rule, SIEVE_AXIS_RANK_KEY) == SIEVE_RANK_KEY_PROBABILITY;
   if (got) {
     order_rows(want, fc->request, by_p);
     order_rows(got, fc->request, by_p);
@@ -466,6 +550,22 @@ static memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consu
   return e;
 }
 
+/* Under the float32 tail, whether the answer is the rule's cut where float32 additions in
+ * another order pass 1: the rule's answer without the tail cut, cut at the implementation's
+ * count (recut_tails). */
+static int agrees_elsewhere_in_tail(const fitter *f, fit_case *fc, const sieve_rule *rule,
+                                    int any_order) {
+  sieve_rule untailed = *rule;
+  untailed.consulted = NULL;
+  sieve_rule_set(&untailed, SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_OFF);
+  jbuf answer = {0};
+  sieve_serve_request(fc->request, "fit", &untailed, &answer);
+  const int yes = !answer.failed && answer.data &&
+                  agrees_with(fc, answer.data, f->precision, rule, any_order, 1);
+  jbuf_free(&answer);
+  return yes;
+}
+
 /* The memo entry of a case under a rule, computed when no earlier answer covers it; NULL when
  * out of memory. */
 /* A large case's answer under DeepInfer's rule, computed when another rule first needs it: the
@@ -494,10 +594,11 @@ static const memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rul
    * sort may also give any other choice of them. */
   const int any_order = any_tie_order(rule, consulted);
   int agrees = as_spec && fc->result->alone == OUTCOME_PASS;
-  if (!agrees && (!as_spec || any_order))
+  if (!agrees && (!as_spec || any_order || float32_tail(rule, consulted)))
     agrees = strcmp(f->buf.data, fc->result->answer) == 0 ||
              recorded_reading(fc, rule, consulted) ||
-             agrees_with(fc, f->buf.data, f->precision, rule, any_order);
+             agrees_with(fc, f->buf.data, f->precision, rule, any_order, 0) ||
+             (float32_tail(rule, consulted) && agrees_elsewhere_in_tail(f, fc, rule, any_order));
   memo_entry *added = memo_add(fc, rule, consulted, agrees, as_spec);
   if (added)
     note_answer(added, f->buf.data);

@@ -107,6 +107,17 @@ def outside_the_axes(ctx):
     ctx.check("a sampler that divides by T = 0 gets an error naming its file, line and function",
               "ZeroDivisionError" in detail and "outside_adapters.py:" in detail
               and "in divides_by_t" in detail, detail[:300] or err[-300:])
+    got, _ = fingerprint(ctx, impl("ge-tail-16"))
+    ctx.check("fingerprint of a sampler whose float32 tail adds its total in sixteen lanes, with "
+              "boundary ge besides: topp_one float32_tail, boundary ge",
+              got.get("topp_one") == "float32_tail" and got.get("boundary") == "ge", f"got {got}")
+    _, report, err = ctx.run(impl("ge-tail-16"), "--suite", "ordering", "--no-batches")
+    fit = (report or {}).get("diagnosis", {})
+    departs = ctx.departures(fit.get("rule") or {})
+    ctx.check("sieve run fits it as boundary=ge + topp_one=float32_tail, its tail cut elsewhere "
+              "than the oracle's eight lanes explained too",
+              departs == {"boundary": "ge", "topp_one": "float32_tail"}
+              and fit.get("explained") == fit.get("failures") > 0, str(fit)[:400] or err[-300:])
     for name, key in (("probability", "probability"), ("probability-logit", "logit")):
         got, _ = fingerprint(ctx, impl(name))
         ctx.check(f"fingerprint of a sampler answering in probability space, ranking by {key}, "

@@ -9,6 +9,10 @@ checks and one choice of its own:
     probability-logit  the same, ranking the tokens by their scaled logit
     divides-by-t       DeepInfer's rule without its temperature-0 rule: 1 / T raises at T = 0,
                        which the template answers as an error naming this file's line
+    ge-tail-16         two departures: top-p removes a token whose mass before is >= top_p, and
+                       top_p = 1 with a top-k compares a float32 cumulative sum whose total is
+                       added in sixteen lanes (the oracle's variant adds eight), so its tail cut
+                       falls elsewhere
 
 Run as `exec:/usr/bin/python3 suites/harness/outside_adapters.py NAME`.
 """
@@ -69,8 +73,41 @@ def divides_by_t(logits, temperature, top_k, top_p, engine=None):
     return torch.log_softmax(logits.double() * scale, dim=0)
 
 
+def float32_tail(scaled, ranked, lanes):
+    """How many ranks a float32 top-p at top_p = 1 keeps: the exps rounded to float32, their
+    total added in token order in `lanes` lanes combined pairwise, a float64 running sum of the
+    probabilities rounded to float32 at each rank; a rank goes once that sum minus its own
+    probability is > 1."""
+    finite = ~torch.isinf(scaled)
+    e = torch.exp(scaled.double() - scaled[finite].max().double()).float()
+    ids = sorted(ranked.tolist())
+    parts = [e[ids[j::lanes]].sum(dtype=torch.float32) if ids[j::lanes] else torch.tensor(0.0)
+             for j in range(lanes)]
+    while len(parts) > 1:
+        parts = [parts[i] + parts[i + 1] for i in range(0, len(parts), 2)]
+    p = e[ranked] / parts[0]
+    running = torch.cumsum(p.double(), 0).float()
+    over = torch.nonzero((running - p)[1:] > 1.0).flatten()
+    return int(over[0]) + 1 if len(over) else len(ranked)
+
+
+def ge_tail_16(logits, temperature, top_k, top_p, engine=None):
+    scaled, probs, ranked, top_k, top_p = ranked_probabilities(logits, temperature, top_k,
+                                                                top_p, engine, False)
+    before = torch.cumsum(probs[ranked], 0) - probs[ranked]
+    if top_p < 1:
+        kept = max(1, int((before < top_p).sum()))
+    else:
+        kept = float32_tail(scaled, ranked, 16) if top_k != -1 else len(ranked)
+    kept = ranked[:min(kept, top_k) if top_k != -1 else kept]
+    masked = torch.full_like(probs, -torch.inf)
+    masked[kept] = scaled.double()[kept]
+    return torch.log_softmax(masked, dim=0)
+
+
 SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
-            "probability-logit": probability_space(True), "divides-by-t": divides_by_t}
+            "probability-logit": probability_space(True), "divides-by-t": divides_by_t,
+            "ge-tail-16": ge_tail_16}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
