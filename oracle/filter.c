@@ -68,7 +68,8 @@ static int divide_row(float *row, size_t vocab, double temperature, double *max)
   return overflow ? SIEVE_EOVERFLOW : sieve__scaled_max(row, vocab, 1.0f, max, NULL);
 }
 
-/* Step 1 in place: logits times (float)(1/T); the largest result in *max. */
+/* Step 1 in place: logits times (float)(1/T), or divided by (float)T where the rule divides;
+ * the largest result in *max. */
 static int scale(const sieve_rule *rule, float *row, size_t vocab, double temperature,
                  double *max) {
   if (!sieve__reciprocal_is_exact(temperature) &&
