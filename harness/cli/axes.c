@@ -1,6 +1,7 @@
 /* `sieve axes [--format text|json]`: the axes on which engines choose differently
  * (oracle/sieve.h, SIEVE_AXES) and their values, DeepInfer's first. */
 #include <stdio.h>
+#include <string.h>
 
 #include "listing.h"
 #include "sieve.h"
@@ -23,11 +24,16 @@ static cJSON *axes_list(void) {
   return all;
 }
 
+/* An axis and its values, the values' names in a column as wide as the longest. */
 static void print_axis(const cJSON *a) {
   printf("%s: %s\n", cli_listing_str(a, "axis"), cli_listing_str(a, "what"));
   const cJSON *values = cJSON_GetObjectItemCaseSensitive(a, "values");
+  size_t width = 0;
   for (const cJSON *v = values ? values->child : NULL; v; v = v->next)
-    printf("  %-12s %s%s\n", cli_listing_str(v, "name"), cli_listing_str(v, "what"),
+    if (strlen(cli_listing_str(v, "name")) > width)
+      width = strlen(cli_listing_str(v, "name"));
+  for (const cJSON *v = values ? values->child : NULL; v; v = v->next)
+    printf("  %-*s %s%s\n", (int)width, cli_listing_str(v, "name"), cli_listing_str(v, "what"),
            v == values->child ? " (DeepInfer)" : "");
 }
 
