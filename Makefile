@@ -185,7 +185,7 @@ test-stages: test-build
 	@$(STAGE) layout sh -c '$(PYTHON) $(ROOT)/suites/check_layers.py $(ROOT) && \
 	  sh $(ROOT)/suites/check_spec.sh && $(PYTHON) $(ROOT)/suites/check_spec_names.py'
 	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
-	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 10000 \
+	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 5000 \
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
 	@$(STAGE) generators $(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
 	@$(STAGE) python env SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider \
