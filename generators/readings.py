@@ -155,6 +155,9 @@ READINGS = (
          FILTER_OPS + ("validate",)),
         ("t0_below=nonpositive", "000:9,000:63", "a negative temperature is accepted and takes "
          "the temperature-0 rule", FILTER_OPS + ("validate",)),
+        ("t0_below=below_1e-7", "000:9,000:63", "only T below 1e-7 takes the temperature-0 rule, "
+         "and a negative temperature is accepted and takes it too (candle, mistral.rs)",
+         FILTER_OPS + ("validate",)),
         ("t0_below=zero_negative_scales", "000:9,000:11", "only T = 0 takes the temperature-0 "
          "rule, and a negative temperature is accepted and scales the logits, reversing them "
          "(transformers.js)", FILTER_OPS + ("validate",)),
@@ -215,7 +218,7 @@ def bad_top_k(top_k) -> bool:
 
 
 T0_BELOW = {"t0_below=below_1e-6": lambda t: t < 1e-6, "t0_below=zero": lambda t: t == 0,
-            "t0_below=nonpositive": lambda t: t <= 0,
+            "t0_below=nonpositive": lambda t: t <= 0, "t0_below=below_1e-7": lambda t: t < 1e-7,
             "t0_below=zero_negative_scales": lambda t: t == 0}
 
 
@@ -232,7 +235,7 @@ def _other_t0(p: ref.Params, reading) -> Optional[ref.Params]:
     """The parameters under a reading of the temperature-0 rule or the floor, or None when the
     reading does not change them."""
     t, eps = p.temperature, ref.SAMPLING_EPS
-    if reading == "t0_below=nonpositive" and -math.inf < t < 0:
+    if reading in ("t0_below=nonpositive", "t0_below=below_1e-7") and -math.inf < t < 0:
         ref.check_params(ref.Params(1.0, p.top_p, p.top_k))
         return ref.Params(eps, 1.0, -1)
     if reading == "t0_below=zero_negative_scales" and -math.inf < t < 0:

@@ -39,6 +39,7 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "topp_ties=unspecified": top_p, "topk_ties=by_id_desc": top_k,
         "topk_ties=unspecified": top_k, "t0_below=below_1e-6": cold, "t0_below=zero": cold,
         "t0_below=nonpositive": cold or any(t < 0 for t in numbers),
+        "t0_below=below_1e-7": cold or any(t < 0 for t in numbers),
         "t0_below=zero_negative_scales": cold or any(t < 0 for t in numbers),
         "t0=topk1": cold, "t0=argmax": cold,
         "t0=reject": cold, "temperature_floor=0.01": any(EPS <= t < 0.01 for t in numbers),

@@ -20,7 +20,8 @@
 
 static int negative_accepted(const sieve_rule *rule) {
   const int below = SIEVE__AXIS(rule, T0_BELOW, t0_below);
-  return below == SIEVE_T0_BELOW_NONPOSITIVE || below == SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES;
+  return below == SIEVE_T0_BELOW_NONPOSITIVE || below == SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES ||
+         below == SIEVE_T0_BELOW_NANO_NEGATIVE;
 }
 
 static int check_temperature(const sieve_rule *rule, double t) {
@@ -52,6 +53,8 @@ static int takes_t0_rule(const sieve_rule *rule, double t) {
   switch (SIEVE__AXIS(rule, T0_BELOW, t0_below)) {
   case SIEVE_T0_BELOW_MICRO:
     return t < 1e-6;
+  case SIEVE_T0_BELOW_NANO_NEGATIVE:
+    return t < 1e-7;
   case SIEVE_T0_BELOW_ZERO:
   case SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES:
     return t == 0.0;

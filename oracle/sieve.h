@@ -179,7 +179,9 @@ typedef struct sieve_engine {
   V(T0_BELOW, NONPOSITIVE, "nonpositive", "T <= 0: a negative temperature is accepted")     \
   V(T0_BELOW, ZERO_NEGATIVE_SCALES, "zero_negative_scales", "T = 0 only; a negative T is "   \
                                                             "accepted and scales the logits, " \
-                                                            "reversing them")
+                                                            "reversing them")                  \
+  V(T0_BELOW, NANO_NEGATIVE, "below_1e-7", "T < 1e-7: a negative temperature is accepted and " \
+                                           "takes the rule too")
 
 #define SIEVE_T0_VALUES(V)                                                                \
   V(T0, CLAMP, "clamp", "T becomes 1e-5 with top_p 1 and top_k off: equal logits share")  \

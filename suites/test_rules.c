@@ -218,6 +218,22 @@ Test(rules, t0_thresholds_say_which_temperatures_take_the_t0_rule) {
   expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "a negative T takes the rule");
 }
 
+Test(rules, below_1e_7_takes_negative_and_nano_temperatures_but_not_5e_7) {
+  sieve_rule nano = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_NANO_NEGATIVE);
+  sieve_params out;
+  const double taken[] = {-1.0, 0.0, 5e-8}, kept[] = {5e-7, 1e-7};
+  for (size_t i = 0; i < 3; i++) {
+    sieve_params in = {taken[i], 0.3, 5};
+    cr_assert_eq(sieve_params_check_rule(&nano, &in, &out), 0);
+    expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "T < 1e-7 takes the rule");
+  }
+  for (size_t i = 0; i < 2; i++) {
+    sieve_params in = {kept[i], 0.3, 5};
+    cr_assert_eq(sieve_params_check_rule(&nano, &in, &out), 0);
+    expect_near(out.temperature, kept[i], 0, "T >= 1e-7 is used as given");
+  }
+}
+
 Test(rules, a_negative_temperature_that_scales_reverses_the_row) {
   const float row[3] = {1.0f, 2.0f, 3.0f};
   sieve_rule r = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES);

@@ -12,8 +12,8 @@ DESCRIPTION = ("Temperatures across the range (000:5, 000:7, 000:9, 000:11): the
                "very large T.")
 
 ROW = [2.0, 1.5, 1.0, 0.3, -0.2, -1.5, 0.7, 1.2]
-TS = [0.0, 5e-324, 1e-6, math.nextafter(1e-5, 0.0), 1e-5, math.nextafter(1e-5, 1.0), 2e-5, 1e-4,
-      1e-3, 0.01, 0.1, 0.3, 0.7, 1.0, 1.3, 2.0, 10.0, 100.0, 1e6, 1e30, 1e300]
+TS = [0.0, 5e-324, 5e-8, 5e-7, 1e-6, math.nextafter(1e-5, 0.0), 1e-5, math.nextafter(1e-5, 1.0),
+      2e-5, 1e-4, 1e-3, 0.01, 0.1, 0.3, 0.7, 1.0, 1.3, 2.0, 10.0, 100.0, 1e6, 1e30, 1e300]
 
 
 def tie_made_by(op: str, t: float):

@@ -362,24 +362,25 @@ static int like_zero(const t_answer *a, const t_answer *zero) {
 }
 
 typedef struct t_probe {
-  t_answer zero, micro, tiny, negative, milli;
+  t_answer zero, nano, micro, tiny, negative, milli;
 } t_probe;
 
 static int t_probe_run(prober *pr, t_probe *t) {
   t->zero = at_temperature(pr, "0");
+  t->nano = at_temperature(pr, "5e-8");
   t->micro = at_temperature(pr, "5e-7");
   t->tiny = at_temperature(pr, "5e-6");
   t->negative = at_temperature(pr, "-1");
   t->milli = at_temperature(pr, "0.001");
-  return t->zero.r.answered && t->micro.r.answered && t->tiny.r.answered &&
+  return t->zero.r.answered && t->nano.r.answered && t->micro.r.answered && t->tiny.r.answered &&
          t->negative.r.answered && t->milli.r.answered;
 }
 
 static void t_note(prober *pr, int axis, const t_probe *t) {
-  char a[5][64];
-  pr_note(pr, axis, "(2,2,1.9999) at T 0: %s; 5e-7: %s; 5e-6: %s; -1: %s; 0.001: %s",
-          t_text(&t->zero, a[0], 64), t_text(&t->micro, a[1], 64), t_text(&t->tiny, a[2], 64),
-          t_text(&t->negative, a[3], 64), t_text(&t->milli, a[4], 64));
+  char a[6][64];
+  pr_note(pr, axis, "(2,2,1.9999) at T 0: %s; 5e-8: %s; 5e-7: %s; 5e-6: %s; -1: %s; 0.001: %s",
+          t_text(&t->zero, a[0], 64), t_text(&t->nano, a[1], 64), t_text(&t->micro, a[2], 64),
+          t_text(&t->tiny, a[3], 64), t_text(&t->negative, a[4], 64), t_text(&t->milli, a[5], 64));
 }
 
 /* validate, when offered, tells argmax (T stays 0) from T = 1 with top_k 1. */
@@ -421,9 +422,11 @@ static mask probe_t0_below(prober *pr) {
   t_note(pr, SIEVE_AXIS_T0_BELOW, &t);
   if (!t0_of(&t.zero))
     return 0;
-  mask below_micro = ONE(T0_BELOW, EPS) | ONE(T0_BELOW, MICRO);
+  const mask below_micro = ONE(T0_BELOW, EPS) | ONE(T0_BELOW, MICRO);
+  const mask below_nano = below_micro | ONE(T0_BELOW, NANO_NEGATIVE);
   mask m = like_zero(&t.tiny, &t.zero) ? ONE(T0_BELOW, EPS) : ALL(T0_BELOW) & ~ONE(T0_BELOW, EPS);
   m &= like_zero(&t.micro, &t.zero) ? below_micro : ALL(T0_BELOW) & ~below_micro;
+  m &= like_zero(&t.nano, &t.zero) ? below_nano : ALL(T0_BELOW) & ~below_nano;
   /* T = -1 scaling the row (the third token first) is a negative T accepted as any other;
    * otherwise, under a rule that rejects, T = -1 is an error either way. */
   const mask scales = ONE(T0_BELOW, ZERO_NEGATIVE_SCALES);
@@ -431,8 +434,9 @@ static mask probe_t0_below(prober *pr) {
     return m & scales;
   m &= ~scales;
   if (!t.zero.r.error)
-    m &= like_zero(&t.negative, &t.zero) ? ONE(T0_BELOW, NONPOSITIVE)
-                                         : ALL(T0_BELOW) & ~ONE(T0_BELOW, NONPOSITIVE);
+    m &= like_zero(&t.negative, &t.zero)
+             ? ONE(T0_BELOW, NONPOSITIVE) | ONE(T0_BELOW, NANO_NEGATIVE)
+             : ALL(T0_BELOW) & ~(ONE(T0_BELOW, NONPOSITIVE) | ONE(T0_BELOW, NANO_NEGATIVE));
   return m;
 }
 

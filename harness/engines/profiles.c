@@ -484,6 +484,143 @@ const engine_profile profiles[] = {
       A(SPEC_Q_ZERO) = UNCONFIRMED("its speculative decoding was not read"),
       A(SPEC_Q) = UNCONFIRMED("its speculative decoding was not read"),
       A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read")}},
+    {"candle",
+     "candle's LogitsProcessor as its example CLIs build it (huggingface/candle 2a13b0f: "
+     "candle-transformers/src/generation/mod.rs, candle-examples/examples/llama/main.rs)",
+     {.topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
+      .t0 = SIEVE_T0_ARGMAX,
+      .check_order = SIEVE_CHECK_ORDER_T0_RULE_FIRST,
+      .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
+      .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("generation/mod.rs sample_topp, sample_topk: sort and select_nth on the "
+                         "float32 probabilities (total_cmp), so float32 underflow ties"),
+      A(TOPP_SCOPE) = SEEN("mod.rs sample_topk_topp: top-k, then top-p against the k tokens' "
+                           "full-softmax mass, not renormalized: top-p on the full distribution"),
+      A(BOUNDARY) = SEEN("mod.rs sample_topp: if cumsum >= top_p the token's weight is 0; cumsum "
+                         "is the float32 mass before it"),
+      A(TOPP_TIES) = SEEN("mod.rs sample_topp: a stable sort_by on descending probability, ties in "
+                          "id order (with a top-k < V set, the selection's order)"),
+      A(TOPK_TIES) = SEEN("mod.rs sample_topk: select_nth_unstable_by(top_k), exactly k in the "
+                          "selection's order"),
+      A(TEMPERATURE_AT) = SEEN("mod.rs sample_f: logits / T and the softmax before the filters"),
+      A(TEMPERATURE_OP) = SEEN("candle-core tensor.rs: Tensor / f64 is affine(1 / T, 0), the logit "
+                               "times the float32 1/T"),
+      A(T0_BELOW) = SEEN("examples/llama/main.rs: temperature <= 0 is Sampling::ArgMax (mod.rs "
+                         "LogitsProcessor::new instead takes T < 1e-7: below_1e-7)"),
+      A(T0) = SEEN("mod.rs sample_argmax: argmax of the raw logits; cpu_backend ReduceIndex keeps "
+                   "the first maximum"),
+      A(CHECK_ORDER) = SEEN("examples/llama/main.rs: T <= 0 becomes ArgMax before top_k or top_p "
+                            "is looked at; neither is checked"),
+      A(TEMPERATURE_FLOOR) = SEEN("mod.rs: none"),
+      A(TOP_K_ZERO) = SEEN("mod.rs sample_topk: top_k 0 leaves no token, and rand's WeightedIndex "
+                           "fails with InvalidInput"),
+      A(TOP_K_MINUS_ONE) = SEEN("Sampling::TopK { k: usize }; the CLIs' top_k: Option<usize> "
+                                "rejects -1, and leaving it out is off"),
+      A(TOPP_ONE) = SEEN("mod.rs sample_topk_topp: k >= V runs sample_topp(p = 1) unguarded; "
+                         "k < V runs it when the float32 mass of the k exceeds 1"),
+      A(LOGPROBS) = UNCONFIRMED("not applicable: LogitsProcessor::sample returns the token alone"),
+      A(DRAW) = SEEN("mod.rs sample_multinomial: rand 0.9 WeightedIndex<f32> on StdRng"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)"),
+      A(SPEC_Q) = UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)"),
+      A(SPEC_EMPTY_RESIDUAL) =
+          UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)")}},
+    {"mistral.rs",
+     "mistral.rs's sampler on CPU tensors (EricLBuehler/mistral.rs 9e92262: "
+     "mistralrs-core/src/sampler.rs Sampler::sample)",
+     {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
+      .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+      .t0_below = SIEVE_T0_BELOW_NANO_NEGATIVE,
+      .t0 = SIEVE_T0_ARGMAX,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
+      .logprobs = SIEVE_LOGPROBS_SCALED,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("sampler.rs partial_sort_top_k: sorts (id, float32 probability) after "
+                         "the softmax, so float32 underflow ties"),
+      A(TOPP_SCOPE) = SEEN("sampler.rs top_p_cutoff: top_p times the float32 mass of the top k, "
+                           "top-p renormalized over the top k"),
+      A(BOUNDARY) = SEEN("sampler.rs sample_top_kp_min_p: a token goes when cumsum >= cutoff, "
+                         "cumsum the float32 mass before it"),
+      A(TOPP_TIES) = SEEN("sampler.rs partial_sort_top_k: sort_unstable_by (rows of 20 or fewer "
+                          "come out in id order)"),
+      A(TOPK_TIES) = SEEN("same: select_nth_unstable_by(k - 1), exactly k"),
+      A(TEMPERATURE_AT) = SEEN("sampler.rs Sampler::sample: logits / T, the softmax, then "
+                               "sample_top_kp_min_p"),
+      A(TEMPERATURE_OP) = SEEN("candle 35d7ae7 tensor.rs: Tensor / f64 is affine(1 / T, 0), the "
+                               "logit times the float32 1/T"),
+      A(T0_BELOW) = SEEN("sampler.rs Sampler::new: temperature.is_none_or(|v| v < 1e-7) is "
+                         "greedy, every negative T too"),
+      A(T0) = SEEN("sampler.rs sample_argmax: a strict > scan, the first maximum"),
+      A(CHECK_ORDER) = UNCONFIRMED("no check of temperature, top_p or top_k anywhere "
+                                   "(engine/add_request.rs, openai.rs): only serde types"),
+      A(TEMPERATURE_FLOOR) = SEEN("sampler.rs Sampler::new: T >= 1e-7 is used as given"),
+      A(TOP_K_ZERO) = SEEN("sampler.rs sample_top_kp_min_p: k = top_k if top_k > 0, else the "
+                           "vocabulary"),
+      A(TOP_K_MINUS_ONE) = SEEN("openai.rs ChatCompletionRequest: top_k: Option<usize> rejects -1; "
+                                "leaving it out is off"),
+      A(TOPP_ONE) = SEEN("sampler.rs sample_top_kp_min_p: top-p only if 0 < top_p < 1"),
+      A(LOGPROBS) = SEEN("sampler.rs sample_multinomial: ln of softmax(logits / T) before the "
+                         "filters"),
+      A(DRAW) = SEEN("sampler.rs sample_multinomial: rand 0.9 WeightedIndex on Isaac64Rng"),
+      A(SPEC_ACCEPT) = SEEN("speculative/verifier.rs accepts_draft: draw < min(p / q, 1), draw a "
+                            "float32 uniform"),
+      A(SPEC_Q_ZERO) = SEEN("verifier.rs finish_verified_step_stochastic: q <= 0 accepts when "
+                            "p > 0"),
+      A(SPEC_Q) = SEEN("sampler.rs speculative_candidate_probs: the draft row through the "
+                       "sequence's own sampler (the DFlash drafter picks by argmax)"),
+      A(SPEC_EMPTY_RESIDUAL) = SEEN("verifier.rs finish_verified_step_stochastic: a residual that "
+                                    "does not normalize is replaced by p")}},
+    {"mlc-llm",
+     "MLC-LLM's serve engine sampler (mlc-ai/mlc-llm 79d603f: cpp/serve/sampler/, "
+     "python/mlc_llm/compiler_pass/attach_softmax_with_temperature.py); it has no top-k",
+     {.boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
+      .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .spec_accept = SIEVE_SPEC_ACCEPT_LE,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("cpu_sampler.cc RenormalizeProbByTopP: std::sort of the float32 "
+                         "probabilities; top_p_pivot.py pivots on them"),
+      A(TOPP_SCOPE) = SEEN("batch_decode.cc Step: top-p on the full softmax (there is no top-k)"),
+      A(BOUNDARY) = SEEN("top_p_pivot.py valid(): the mass above the kept set < top_p <= with it; "
+                         "the CPU path compares with top_p - 1e-5"),
+      A(TOPP_TIES) = SEEN("cpu_sampler.cc RenormalizeProbByTopP: keeps every p >= the boundary "
+                          "value; top_p_renorm keeps p >= pivot"),
+      A(TOPK_TIES) = UNCONFIRMED("not applicable: no top-k (config.h GenerationConfigNode has no "
+                                 "top_k, and a request's top_k is ignored)"),
+      A(TEMPERATURE_AT) = SEEN("batch_decode.cc Step: ComputeProbsFromLogits (logits / T) before "
+                               "BatchRenormalizeProbsByTopP"),
+      A(TEMPERATURE_OP) = SEEN("attach_softmax_with_temperature.py: A / temperature, float32"),
+      A(T0_BELOW) = UNCONFIRMED("no value fits: the softmax kernels take float32(T) <= 1e-5, so "
+                                "T = 1e-5 itself takes the rule; below_1e-5 is the nearest"),
+      A(T0) = UNCONFIRMED("no value fits: the kernels give each exactly equal maximum 1/count and "
+                          "top-p still runs; clamp is the nearest"),
+      A(CHECK_ORDER) = SEEN("config.cc GenerationConfig::Validate checks temperature, then top_p; "
+                            "the temperature-0 rule lives in the softmax kernel"),
+      A(TEMPERATURE_FLOOR) = SEEN("attach_softmax_with_temperature.py: a float32 T above 1e-5 "
+                                  "divides as given"),
+      A(TOP_K_ZERO) = UNCONFIRMED("every top_k is ignored (openai_api_protocol.py has no field; "
+                                  "pydantic drops it), 0 as off, but also 5, which no value "
+                                  "describes"),
+      A(TOP_K_MINUS_ONE) = UNCONFIRMED("not applicable: every top_k is ignored"),
+      A(TOPP_ONE) = SEEN("cpu_sampler.cc RenormalizeProbByTopP: top_p == 1 returns"),
+      A(LOGPROBS) = SEEN("data.cc TokenToLogProbJSON: log(max(p, 1e-10)) of the top-p "
+                         "renormalized row"),
+      A(DRAW) = SEEN("cpp/support/random.h RandomGenerator: std::mt19937"),
+      A(SPEC_ACCEPT) = SEEN("batch_spec_verify.py (GPU): p >= u * q; the CPU path accepts p >= q "
+                            "at once, else u < p / (q + 1e-5)"),
+      A(SPEC_Q_ZERO) = SEEN("batch_spec_verify.py: p >= u * 0 always holds, even at p = 0"),
+      A(SPEC_Q) = UNCONFIRMED("no value fits: batch_draft.cc keeps the draft softmax after T, "
+                              "before top-p, while the draft is drawn after it"),
+      A(SPEC_EMPTY_RESIDUAL) =
+          UNCONFIRMED("no value fits: batch_spec_verify.py accepts the draft when the residual's "
+                      "mass is below 1e-7")}},
     {"flashinfer-top-k-first",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
      "(flashinfer-ai/flashinfer)",

@@ -74,8 +74,9 @@ void jbuf_str(jbuf *b, const char *text) {
  * correctly rounded, ties to even as printf rounds: round(m * 10^(16 - e) / 2^k). */
 static uint64_t digits17(uint64_t m, int k, int e) {
   unsigned __int128 p = m;
-  for (int i = 0; i < 16 - e; i++)
-    p *= 10;
+  static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+  for (int i = 16 - e; i > 0; i -= 8)
+    p *= i >= 8 ? 100000000u : pow10[i];
   if (k <= 0)
     return (uint64_t)(p << -k);
   unsigned __int128 q = p >> k, r = p - (q << k), half = (unsigned __int128)1 << (k - 1);
@@ -129,6 +130,10 @@ static size_t format_g17(double x, char *out) {
 void jbuf_num(jbuf *b, double x) {
   if (isinf(x) || isnan(x)) {
     jbuf_raw(b, isnan(x) ? "\"nan\"" : x < 0 ? "null" : "\"inf\"");
+    return;
+  }
+  if (x == 0) { /* the probabilities a cut removes: most numbers of a large row */
+    jbuf_raw(b, signbit(x) ? "-0" : "0");
     return;
   }
   char text[32];

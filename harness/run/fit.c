@@ -516,12 +516,20 @@ static const memo_entry *memo_find(const fit_case *fc, const sieve_rule *rule) {
   return NULL;
 }
 
-/* A hash of an answer's text, and whether it holds an error. */
+/* A hash of an answer's text, eight bytes at a time (a large row's answer is 100 kB of text,
+ * hashed once for each rule it is evaluated under), and whether it holds an error. */
 static uint64_t text_hash(const char *text) {
-  uint64_t h = 0;
-  for (const char *p = text; *p; p++)
-    h = sieve_mix64(h ^ (unsigned char)*p);
-  return h;
+  const size_t n = strlen(text);
+  uint64_t h = n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t chunk;
+    memcpy(&chunk, text + i, 8);
+    h = sieve_mix64(h ^ chunk);
+  }
+  uint64_t rest = 0;
+  memcpy(&rest, text + i, n - i);
+  return sieve_mix64(h ^ rest);
 }
 
 static void note_answer(memo_entry *e, const char *text) {
