@@ -36,7 +36,9 @@ EPS = 1e-5
 
 def sampler_params(temperature: float, top_k, top_p: float):
     """Your engine's parameter checks and normalization, as `validate` answers them: here
-    DeepInfer's."""
+    DeepInfer's. Return what your filter will use: a greedy (argmax) temperature becomes
+    (0.0, 1, 1.0), T = 0, top_k 1, top_p 1 (harness/protocol/PROTOCOL.md, validate); a
+    temperature returned as given is read as one the filter scales by."""
     return deepinfer_params(temperature, top_k, top_p)
 
 

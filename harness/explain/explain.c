@@ -146,12 +146,20 @@ static void fit_one(const cJSON *c, const cJSON *answer, int precision) {
   cJSON_Delete(copy);
   if (!r.answer)
     return;
+  char recorded[sizeof r.causes]; /* the readings whose recorded answer this is */
+  snprintf(recorded, sizeof recorded, "%s", r.causes);
   run_report one = {.precision = precision, .cases = &r, .n_cases = 1};
   int made = sieve_fit(&one, starts, profiles_fit_starts(starts, 64)) == 0 && one.fit.made;
   free(r.answer);
   if (!made)
     return;
-  if (r.explained_by[0])
+  if (r.explained_by[0] && strchr(recorded, ',')) {
+    printf(
+        "one case cannot tell apart the departures from DeepInfer's rule that give this answer:");
+    for (const char *p = recorded; *p; p += strcspn(p, ","), p += *p == ',')
+      printf("%s %.*s", p == recorded ? "" : ",", (int)strcspn(p, ","), p);
+    printf(" (sieve run --impl fits the rule over every case)\n");
+  } else if (r.explained_by[0])
     printf("explained by %s: the fewest departures from DeepInfer's rule whose answer this is "
            "(one case; sieve run --impl fits the rule over every case)\n",
            r.explained_by);

@@ -36,6 +36,7 @@ typedef struct memo_entry {
   int values[SIEVE_AXIS_COUNT];
   signed char agrees;
   signed char as_spec;  /* the rule answers this case as DeepInfer does */
+  signed char close;    /* ... or within the fixture's bounds of it: 1, 0, or -1 not yet known */
   signed char is_error; /* the answer is an error, or has a row that is */
   uint64_t answer;      /* a hash of the answer's text, to tell answers apart */
 } memo_entry;
@@ -46,8 +47,9 @@ typedef struct fit_case {
   cJSON *have;     /* the implementation's answer, parsed when first needed */
   char *spec;      /* the oracle's answer under DeepInfer's rule */
   int large;       /* rows of many logits (recipes): weighed only once the search is near */
+  int unchecked;   /* DeepInfer rejects its logits and the implementation answers (unweighed) */
   char *readings;  /* ",a,b,": the readings whose recorded answer the first pass matched */
-  char *separates; /* ",a,b,": those a passing case separates (its answer rules them out) */
+  char *separates; /* ",a,b,": those its answer rules out (recorded with another answer) */
   char *rules;     /* ",axis=value,": the axis values among the readings */
   int hit;         /* one of them is among the fit's misreadings */
   memo_entry *memo;
@@ -501,12 +503,12 @@ static uint32_t answer_under(fitter *f, const fit_case *fc, const sieve_rule *ru
   return consulted;
 }
 
-static const memo_entry *memo_find(const fit_case *fc, const sieve_rule *rule) {
+static memo_entry *memo_find(const fit_case *fc, const sieve_rule *rule) {
   int values[SIEVE_AXIS_COUNT];
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
     values[a] = sieve_rule_get(rule, a);
   for (size_t i = 0; i < fc->n_memo; i++) {
-    const memo_entry *e = &fc->memo[i];
+    memo_entry *e = &fc->memo[i];
     int same = 1;
     for (int a = 0; same && a < SIEVE_AXIS_COUNT; a++)
       same = !(e->consulted >> a & 1) || e->values[a] == values[a];
@@ -553,6 +555,7 @@ static memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consu
     e->values[a] = sieve_rule_get(rule, a);
   e->agrees = (signed char)agrees;
   e->as_spec = (signed char)as_spec;
+  e->close = (signed char)(as_spec ? 1 : -1);
   e->is_error = 0;
   e->answer = 0;
   return e;
@@ -588,8 +591,8 @@ static int spec_answer(fitter *f, fit_case *fc) {
   return 0;
 }
 
-static const memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
-  const memo_entry *e = memo_find(fc, rule);
+static memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
+  memo_entry *e = memo_find(fc, rule);
   if (e)
     return e;
   if (!fc->spec && (spec_answer(f, fc) != 0 || (e = memo_find(fc, rule)) != NULL))
@@ -629,8 +632,12 @@ static int explains(fitter *f, size_t i, const sieve_rule *rule) {
   return entry_explains(&f->cases[i], evaluate(f, &f->cases[i], rule));
 }
 
-/* Cases the search weighs: all of them, or only those of small rows while `all` is 0. */
-static int weighed(const fitter *f, size_t i) { return f->all || !f->cases[i].large; }
+/* Cases the search weighs: all of them, or only those of small rows while `all` is 0. Never one
+ * whose logits DeepInfer rejects and the implementation answers: any engine that checks no
+ * logit answers it, whatever its rule (most do), so it tells no axis value from another. */
+static int weighed(const fitter *f, size_t i) {
+  return !f->cases[i].unchecked && (f->all || !f->cases[i].large);
+}
 
 static size_t score(fitter *f, const sieve_rule *rule) {
   size_t n = 0;
@@ -829,8 +836,25 @@ static void set_misreadings(fitter *f, const char *set) {
   }
 }
 
+/* Whether the rule answers a case as DeepInfer does, or within the fixture's bounds of it (a
+ * quotient by T an ulp from the product by 1/T): where a reading's answer, recorded against
+ * DeepInfer's, still applies. */
+static int close_to_spec(fitter *f, fit_case *fc, const sieve_rule *rule) {
+  memo_entry *e = evaluate(f, fc, rule);
+  if (!e || e->close >= 0)
+    return e && e->close;
+  answer_under(f, fc, rule);
+  cJSON *answer = f->buf.failed ? NULL : cJSON_Parse(f->buf.data);
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(fc->result->fixture, "expect");
+  char why[8];
+  e->close =
+      (signed char)(answer && sieve_check_at(expect, answer, f->precision, why, sizeof why, NULL));
+  cJSON_Delete(answer);
+  return e->close;
+}
+
 /* Whether the run's evidence supports a reading under the rule: among the cases the rule
- * answers as DeepInfer does (where the reading's recorded answer applies), more failures give
+ * answers as DeepInfer does, or within their bounds (close_to_spec), more failures give
  * its answer than passing cases rule it out (their answer is DeepInfer's where the reading's is
  * not). A passing case may pass for a reason of its own (a library's host rejecting a value
  * first), so one does not outweigh many failures. */
@@ -838,8 +862,7 @@ static int supported(fitter *f, const sieve_rule *rule, const char *name) {
   long support = 0;
   for (size_t i = 0; i < f->n; i++) {
     int gives = in_list(f->cases[i].readings, name), against = in_list(f->cases[i].separates, name);
-    const memo_entry *e = gives || against ? evaluate(f, &f->cases[i], rule) : NULL;
-    if (e && e->as_spec)
+    if ((gives || against) && close_to_spec(f, &f->cases[i], rule))
       support += gives - against;
   }
   return support > 0;
@@ -1092,8 +1115,22 @@ void fit_rule_text(const fit_result *fit, char *out, size_t len) {
     snprintf(out, len, "deepinfer");
 }
 
+/* "axis=value" of the fitted rule; where the run leaves the axis undetermined, every value that
+ * gives case i's answer with the rest of the rule, "t0_below=nonpositive or below_1e-7". */
+static void undetermined_values(fitter *f, size_t i, const fit_result *fit, int a, char *out,
+                                size_t len) {
+  const int fitted = sieve_rule_get(&fit->rule, a);
+  snprintf(out, len, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, fitted));
+  for (int v = 0; fit->axes[a].value < 0 && v < sieve_axis_values(a); v++) {
+    sieve_rule other = fit->rule;
+    if (v != fitted && sieve_rule_set(&other, a, v) == 0 && agrees(f, i, &other))
+      append(out, len, " or ", sieve_axis_value_name(a, v));
+  }
+}
+
 /* The departures of the fit a failure needs: each one whose undoing loses the agreement. */
-static void explanation(fitter *f, size_t i, const fit_result *fit, char *out, size_t len) {
+static void explanation(fitter *f, size_t i, const fit_result *fit, int alternatives, char *out,
+                        size_t len) {
   const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
   out[0] = '\0';
   for (int pass = 0; pass < 2 && !out[0]; pass++)
@@ -1103,8 +1140,10 @@ static void explanation(fitter *f, size_t i, const fit_result *fit, char *out, s
       sieve_rule_set(&c, a, 0);
       if (v == 0 || !e || !(e->consulted >> a & 1) || (pass == 0 && agrees(f, i, &c)))
         continue;
-      char one[96];
+      char one[160];
       snprintf(one, sizeof one, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, v));
+      if (alternatives)
+        undetermined_values(f, i, fit, a, one, sizeof one);
       append(out, len, " + ", one);
     }
 }
@@ -1447,14 +1486,14 @@ static int rewrite_cases(fitter *f, fit_result *fit, residual *res, size_t *n_re
     fit->failures++;
     if (e && e->agrees) {
       fit->explained++;
-      explanation(f, i, fit, r->explained_by, sizeof r->explained_by);
+      explanation(f, i, fit, 0, r->explained_by, sizeof r->explained_by);
       snprintf(r->causes, sizeof r->causes, "%s", r->explained_by);
       for (char *plus; (plus = strstr(r->causes, " + ")) != NULL;) /* a list of names */
         memmove(plus + 1, plus + 3, strlen(plus + 3) + 1), *plus = ',';
-      char or_reading[128];
+      char or_reading[128], shown[300];
       alternatives_of(fit, r->explained_by, or_reading, sizeof or_reading);
-      snprintf(found, sizeof found, "explained by the fitted rule: %s%s", r->explained_by,
-               or_reading);
+      explanation(f, i, fit, 1, shown, sizeof shown);
+      snprintf(found, sizeof found, "explained by the fitted rule: %s%s", shown, or_reading);
       sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
                               sizeof r->detail);
     } else if (entry_explains(&f->cases[i], e)) {
@@ -1487,6 +1526,36 @@ static char *rules_of(const cJSON *c, const char *names) {
     if (*sieve_case_str(r, "rule") && in_list(names, sieve_case_str(r, "name")))
       strcat(strcat(out, sieve_case_str(r, "rule")), ",");
   return out;
+}
+
+/* Whether DeepInfer's answer to a case is an invalid_logits error, of the request or a row. */
+static int rejects_logits(const cJSON *fixture) {
+  const cJSON *expect = cJSON_GetObjectItemCaseSensitive(fixture, "expect");
+  const cJSON *error = cJSON_GetObjectItemCaseSensitive(expect, "error");
+  int rejects = !strcmp(sieve_case_str(error, "kind"), "invalid_logits");
+  const cJSON *row;
+  cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(expect, "rows")) {
+    error = cJSON_GetObjectItemCaseSensitive(row, "error");
+    rejects |= !strcmp(sieve_case_str(error, "kind"), "invalid_logits");
+  }
+  return rejects;
+}
+
+/* The readings a failure rules out, ",a,b,": those it separates whose recorded answer is not its
+ * own (NULL when out of memory). */
+static char *contradicted(const case_result *r, int precision) {
+  char separated[400], out[400] = "";
+  sieve_case_separations(r->fixture, precision, separated, sizeof separated);
+  char *causes = listed(r->causes);
+  for (const char *p = separated; causes && *p; p += strcspn(p, ","), p += *p == ',') {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+    if (!in_list(causes, name) && strlen(out) + strlen(name) + 2 < sizeof out)
+      strcat(strcat(out, out[0] ? "," : ""), name);
+  }
+  const int ok = causes != NULL;
+  free(causes);
+  return ok ? listed(out) : NULL;
 }
 
 /* Appends to f->axis_readings the names of a case's readings that are axis values. */
@@ -1523,6 +1592,7 @@ static int load_cases(fitter *f, run_report *report) {
     if (!fc->request)
       continue;
     fc->large = sieve_recipe_size(fc->request) >= FIT_LARGE_ROWS;
+    fc->unchecked = rejects_logits(r->fixture) && !strstr(r->answer, "\"error\"");
     /* DeepInfer's answer is the one the first pass judged (its fast path says which axes the
      * spec path would read). A large row's is written only once another rule needs it: until
      * then its entry claims every axis. */
@@ -1533,7 +1603,7 @@ static int load_cases(fitter *f, run_report *report) {
       fc->spec = f->buf.failed ? NULL : strdup(f->buf.data);
     }
     fc->readings = listed(r->alone == OUTCOME_PASS ? "" : r->causes);
-    fc->separates = listed(r->alone == OUTCOME_PASS ? r->ruled_out : "");
+    fc->separates = r->alone == OUTCOME_PASS ? listed(r->ruled_out) : contradicted(r, f->precision);
     fc->rules = rules_of(r->fixture, fc->readings);
     if (note_axis_readings(f, r->fixture) != 0)
       return -1;
@@ -1601,7 +1671,9 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
   nearest_profiles(fit, starts, n_starts);
   qsort(res, n_res, sizeof *res, by_key);
   rc = group_residual(&f, fit, res, n_res);
-  fit->considered = f.n;
+  f.all = 1;
+  for (size_t i = 0; i < f.n; i++)
+    fit->considered += (size_t)weighed(&f, i);
   fit->made = rc == 0;
 fail:
   free(res);

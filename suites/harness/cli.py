@@ -129,6 +129,13 @@ def selection_and_replay(ctx):
     ctx.check("sieve explain ID --impl names the departures the fit of sieve run finds for an "
               "answer two axis values give together",
               "explained by boundary=ge + topp_ties=highest" in out.stdout, out.stdout[-400:])
+    out = ctx.cmd("explain", "temperature/reciprocal-makes-a-tie-t1.3-top-k-1", "--impl",
+                  "rule:temperature_op=divide")
+    ctx.check("sieve explain ID --impl, where several single departures give the answer, names "
+              "them all and picks none",
+              "one case cannot tell apart the departures" in out.stdout
+              and "divide-by-temperature" in out.stdout and "topk_ties=by_id_desc" in out.stdout
+              and "explained by" not in out.stdout.splitlines()[-1], out.stdout[-400:])
 
 
 def bad_fixture_files(ctx):

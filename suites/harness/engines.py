@@ -118,6 +118,20 @@ def outside_the_axes(ctx):
               "than the oracle's eight lanes explained too",
               departs == {"boundary": "ge", "topp_one": "float32_tail"}
               and fit.get("explained") == fit.get("failures") > 0, str(fit)[:400] or err[-300:])
+    _, report, err = ctx.run(impl("unchecked"), "--suite", "special-values", "--no-batches")
+    fit = (report or {}).get("diagnosis", {})
+    named = [f"{c['id']}: {c['detail'][:80]}" for c in (report or {}).get("cases", [])
+             if c["outcome"] != "pass" and c.get("causes")]
+    kinds = {g.get("kind", "") for g in fit.get("unexplained", [])}
+    ctx.check("sieve run on special-values alone, of a sampler that checks no logit: no case "
+              "blamed on an axis value or a reading (an overflow that is not checked is not "
+              "multiply-by-temperature, nor t0=argmax), every failure in the group of answers "
+              "where DeepInfer rejects the logits",
+              report and not named and not ctx.departures(fit.get("rule") or {})
+              and fit.get("failures", 0) > 0 and fit.get("explained") == 0
+              and kinds == {"filter: an answer where the rule's is an error (invalid_logits, "
+                            "field 'logits')"},
+              f"named {named[:2]}, rule {fit.get('rule')}, groups {kinds} {err[-200:]}")
     for name, key in (("probability", "probability"), ("probability-logit", "logit")):
         got, _ = fingerprint(ctx, impl(name))
         ctx.check(f"fingerprint of a sampler answering in probability space, ranking by {key}, "

@@ -13,6 +13,9 @@ checks and one choice of its own:
                        top_p = 1 with a top-k compares a float32 cumulative sum whose total is
                        added in sixteen lanes (the oracle's variant adds eight), so its tail cut
                        falls elsewhere
+    unchecked          DeepInfer's rule, dividing by T, with no check of the logits: a quotient
+                       that overflows is an infinity, and NaN or +inf is softmaxed as it comes
+                       (most engines do so)
 
 Run as `exec:/usr/bin/python3 suites/harness/outside_adapters.py NAME`.
 """
@@ -105,9 +108,22 @@ def ge_tail_16(logits, temperature, top_k, top_p, engine=None):
     return torch.log_softmax(masked, dim=0)
 
 
+def unchecked(logits, temperature, top_k, top_p, engine=None):
+    temperature, top_k, top_p = template.deepinfer_params(temperature, top_k, top_p)
+    scaled = logits.float() / torch.tensor(temperature, dtype=torch.float32)
+    probs = torch.softmax(scaled.double(), dim=0)
+    ranked = torch.sort(probs, descending=True, stable=True).indices
+    before = torch.cumsum(probs[ranked], 0) - probs[ranked]
+    kept = int((before <= top_p).sum()) if top_p < 1 else len(ranked)
+    kept = ranked[:min(kept, top_k) if top_k != -1 else kept]
+    masked = torch.full_like(probs, -torch.inf)
+    masked[kept] = scaled.double()[kept]
+    return torch.log_softmax(masked, dim=0)
+
+
 SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
             "probability-logit": probability_space(True), "divides-by-t": divides_by_t,
-            "ge-tail-16": ge_tail_16}
+            "ge-tail-16": ge_tail_16, "unchecked": unchecked}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
