@@ -854,10 +854,10 @@ static int close_to_spec(fitter *f, fit_case *fc, const sieve_rule *rule) {
 }
 
 /* Whether the run's evidence supports a reading under the rule: among the cases the rule
- * answers as DeepInfer does, or within their bounds (close_to_spec), more failures give
- * its answer than passing cases rule it out (their answer is DeepInfer's where the reading's is
- * not). A passing case may pass for a reason of its own (a library's host rejecting a value
- * first), so one does not outweigh many failures. */
+ * answers as DeepInfer does, or within their bounds (close_to_spec), more failures give its
+ * answer than other cases rule it out (a pass, or a failure with another answer than the one
+ * the reading records there). A passing case may pass for a reason of its own (a library's host
+ * rejecting a value first), so one does not outweigh many failures. */
 static int supported(fitter *f, const sieve_rule *rule, const char *name) {
   long support = 0;
   for (size_t i = 0; i < f->n; i++) {
