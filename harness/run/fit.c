@@ -409,7 +409,9 @@ static int recut_row(cJSON *lp, size_t keep, int by_probability) {
       stays[t[r].id] = 1;
     }
   }
-  const int cut = before >= 1.0 - (double)(n + 1) * 0x1p-24; /* before is 0 when keep >= n */
+  /* A float32 running sum does not move across a token of probability 0, so no cut falls right
+   * after one: the last token kept has a probability float32 holds. Before is 0 when keep >= n. */
+  const int cut = before >= 1.0 - (double)(n + 1) * 0x1p-24 && (float)exp(t[keep - 1].logprob) > 0;
   if (cut) {
     const double shift = log(before);
     i = 0;

@@ -153,6 +153,12 @@ def misreadings(ctx):
     ctx.check("a port that keeps k + 1 gets its misreading, not topk_ties=keep_all",
               fit["misreadings"] == ["topk-off-by-one"] and not ctx.departures(fit["rule"])
               and fit["explained"] == fit["failures"] > 0, str(fit)[:400])
+    # Its k + 1-th token has probability 0 on the rank_key probes: keep_all keeps every such
+    # token, and a float32 tail cannot cut between two of them (its sum does not move there).
+    probes = ctx.json("fingerprint", "--impl", f"lib:{ctx.mutants}/libtopk-off-by-one.so")
+    ctx.check("the fingerprint's fit over the probes of that port gives it no axis value (no "
+              "float32 tail cut among tokens of probability 0)",
+              not ctx.departures(probes["diagnosis"]["rule"]), str(probes["diagnosis"]["rule"]))
 
 
 def checks(ctx):
