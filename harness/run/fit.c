@@ -1130,11 +1130,12 @@ static void undetermined_values(fitter *f, size_t i, const fit_result *fit, int 
   }
 }
 
-/* The departures of the fit a failure needs: each one whose undoing loses the agreement. */
-static void explanation(fitter *f, size_t i, const fit_result *fit, int alternatives, char *out,
-                        size_t len) {
+/* The departures of the fit a failure needs, each one whose undoing loses the agreement, into
+ * out ("a=x + b=y"), and into `shown` with the values an undetermined axis allows besides. */
+static void explanation(fitter *f, size_t i, const fit_result *fit, char *out, size_t len,
+                        char *shown, size_t shown_len) {
   const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
-  out[0] = '\0';
+  out[0] = shown[0] = '\0';
   for (int pass = 0; pass < 2 && !out[0]; pass++)
     for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
       int v = sieve_rule_get(&fit->rule, a);
@@ -1144,9 +1145,9 @@ static void explanation(fitter *f, size_t i, const fit_result *fit, int alternat
         continue;
       char one[160];
       snprintf(one, sizeof one, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, v));
-      if (alternatives)
-        undetermined_values(f, i, fit, a, one, sizeof one);
       append(out, len, " + ", one);
+      undetermined_values(f, i, fit, a, one, sizeof one);
+      append(shown, shown_len, " + ", one);
     }
 }
 
@@ -1488,13 +1489,12 @@ static int rewrite_cases(fitter *f, fit_result *fit, residual *res, size_t *n_re
     fit->failures++;
     if (e && e->agrees) {
       fit->explained++;
-      explanation(f, i, fit, 0, r->explained_by, sizeof r->explained_by);
+      char or_reading[128], shown[300];
+      explanation(f, i, fit, r->explained_by, sizeof r->explained_by, shown, sizeof shown);
       snprintf(r->causes, sizeof r->causes, "%s", r->explained_by);
       for (char *plus; (plus = strstr(r->causes, " + ")) != NULL;) /* a list of names */
         memmove(plus + 1, plus + 3, strlen(plus + 3) + 1), *plus = ',';
-      char or_reading[128], shown[300];
       alternatives_of(fit, r->explained_by, or_reading, sizeof or_reading);
-      explanation(f, i, fit, 1, shown, sizeof shown);
       snprintf(found, sizeof found, "explained by the fitted rule: %s%s", shown, or_reading);
       sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
                               sizeof r->detail);
