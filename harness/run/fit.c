@@ -682,6 +682,27 @@ static uint32_t differing(const sieve_rule *x, const sieve_rule *y) {
   return d;
 }
 
+/* The score of d where it may beat c's best, or a number that does not: the small cases
+ * first, then the large ones (the costly answers) only while they could still lift it past. */
+static size_t score_to_beat(fitter *f, const sieve_rule *d, const climber *c) {
+  size_t s = 0, large = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    if (weighed(f, i) && f->cases[i].large)
+      large++;
+    else if (weighed(f, i))
+      s += (size_t)explains(f, i, d);
+  }
+  for (size_t i = 0; i < f->n && large > 0; i++) {
+    if (!weighed(f, i) || !f->cases[i].large)
+      continue;
+    if (!better(s + large, d, c->best_s, &c->best))
+      return s;
+    s += (size_t)explains(f, i, d);
+    large--;
+  }
+  return s;
+}
+
 /* Tries rule d against the best so far. The cases that agree with `at` can only be lost, so d
  * can reach at most at_s plus its gains among the others (a case whose answer under `at` read
  * none of the axes d changes keeps it); the full score is taken only then. */
@@ -692,7 +713,7 @@ static void try_rule(fitter *f, climber *c, const sieve_rule *d) {
     gains += (c->consulted[k] & changed) && explains(f, c->against[k], d);
   if (!better(c->at_s + gains, d, c->best_s, &c->best))
     return;
-  size_t s = score(f, d);
+  size_t s = score_to_beat(f, d, c);
   if (better(s, d, c->best_s, &c->best))
     c->best = *d, c->best_s = s;
 }
