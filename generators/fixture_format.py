@@ -51,6 +51,12 @@ def num(x: float):
     return float(x)
 
 
+def param_num(x: float):
+    """A parameter: num, but -inf as the string "-inf" (null stands for -inf only in arrays,
+    harness/protocol/PROTOCOL.md, "Values"; a null parameter is not a number at all)."""
+    return "-inf" if x == -math.inf else num(x)
+
+
 def row_json(values) -> list:
     """num of every value, made at once: a row of a request, an answer or a matcher."""
     a = np.asarray(values, dtype=np.float64)
@@ -340,9 +346,9 @@ def params_json(t=None, top_p=None, top_k=None, explicit_k=True) -> dict:
     an explicit -1 (the top_k_minus_one axis), and only the cases about -1 should say so."""
     out = {}
     if t is not None:
-        out["temperature"] = num(t) if isinstance(t, float) else t
+        out["temperature"] = param_num(t) if isinstance(t, float) else t
     if top_p is not None:
-        out["top_p"] = num(top_p) if isinstance(top_p, float) else top_p
+        out["top_p"] = param_num(top_p) if isinstance(top_p, float) else top_p
     if top_k is not None and (explicit_k or top_k != -1):
         out["top_k"] = top_k
     return out

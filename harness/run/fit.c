@@ -257,6 +257,8 @@ static int by_value(const void *x, const void *y) {
   return (a->value < b->value) - (a->value > b->value);
 }
 
+/* The class of tokens a cut ties: equal logits, or, ranked by probability, equal float64
+ * probabilities (logits a denormal apart share one, and all those that underflow share one). */
 static uint64_t tie_class(float logit, float max, double inv_t, int by_probability) {
   uint32_t bits;
   memcpy(&bits, &logit, sizeof bits);
@@ -264,8 +266,7 @@ static uint64_t tie_class(float logit, float max, double inv_t, int by_probabili
     const double p = exp(((double)logit - max) * inv_t);
     uint64_t p_bits;
     memcpy(&p_bits, &p, sizeof p_bits);
-    if (p < DBL_MIN)
-      return p_bits | 1ULL << 63; /* apart from every logit's bits */
+    return p < DBL_MIN ? p_bits | 1ULL << 63 : p_bits;
   }
   return bits;
 }
