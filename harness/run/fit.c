@@ -259,11 +259,11 @@ static int by_value(const void *x, const void *y) {
 
 /* The class of tokens a cut ties: equal logits, or, ranked by probability, equal float64
  * probabilities (logits a denormal apart share one, and all those that underflow share one). */
-static uint64_t tie_class(float logit, float max, double inv_t, int by_probability) {
+static uint64_t tie_class(float scaled, float max, int by_probability) {
   uint32_t bits;
-  memcpy(&bits, &logit, sizeof bits);
-  if (by_probability && isfinite(logit)) {
-    const double p = exp(((double)logit - max) * inv_t);
+  memcpy(&bits, &scaled, sizeof bits);
+  if (by_probability && isfinite(scaled)) {
+    const double p = exp((double)scaled - max);
     uint64_t p_bits;
     memcpy(&p_bits, &p, sizeof p_bits);
     return p < DBL_MIN ? p_bits | 1ULL << 63 : p_bits;
@@ -288,7 +288,7 @@ static float *row_logits(const cJSON *row, size_t *vocab) {
 /* The logprobs `holder` has under `key`, each tie class's values put highest first on its ids
  * in order: the answer without which of a class's tokens it kept. */
 static void order_ties(cJSON *holder, const char *key, const float *logits, size_t vocab,
-                       double inv_t, int by_probability) {
+                       int by_probability) {
   cJSON *list = cJSON_GetObjectItemCaseSensitive(holder, key);
   tie_token *t = (size_t)cJSON_GetArraySize(list) == vocab ? malloc(vocab * sizeof *t) : NULL;
   cJSON *ordered = t ? cJSON_CreateArray() : NULL;
@@ -297,7 +297,7 @@ static void order_ties(cJSON *holder, const char *key, const float *logits, size
     max = logits[i] > max ? logits[i] : max;
   size_t i = 0;
   for (const cJSON *x = ordered ? list->child : NULL; x; x = x->next, i++) {
-    t[i] = (tie_token){tie_class(logits[i], max, inv_t, by_probability),
+    t[i] = (tie_token){tie_class(logits[i], max, by_probability),
                        cJSON_IsNumber(x) ? x->valuedouble : -INFINITY, i};
     /* A class of one probability but many logits: which of them stay is free, and so are the
      * values they bring (each its own logit's); only how many stay is compared. */
@@ -332,8 +332,24 @@ static void order_ties(cJSON *holder, const char *key, const float *logits, size
   free(t);
 }
 
+/* A row as the rule's cuts compare it: scaled in float32 as the rule scales, at T = 1 where
+ * temperature comes after the filters, so that a tie the rounded 1/T makes is a tie. */
+static void scale_for_cuts(float *logits, size_t vocab, double temperature,
+                           const sieve_rule *rule) {
+  if (!(temperature > 0) ||
+      sieve_rule_get(rule, SIEVE_AXIS_TEMPERATURE_AT) == SIEVE_TEMPERATURE_AT_AFTER)
+    return;
+  const double t = fmax(temperature, SIEVE_SAMPLING_EPS);
+  const int divide = sieve_rule_get(rule, SIEVE_AXIS_TEMPERATURE_OP) == SIEVE_TEMPERATURE_OP_DIVIDE;
+  for (size_t i = 0; i < vocab; i++)
+    if (isfinite(logits[i]))
+      logits[i] = divide ? logits[i] / (float)t : logits[i] * (float)(1.0 / t);
+}
+
 /* Every filter row of an answer or an expectation with its ties ordered (order_ties). */
-static void order_rows(cJSON *answer, const cJSON *request, int by_probability) {
+static void order_rows(cJSON *answer, const cJSON *request, const sieve_rule *rule) {
+  const int by_probability =
+      sieve_rule_get(rule, SIEVE_AXIS_RANK_KEY) == SIEVE_RANK_KEY_PROBABILITY;
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
   const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "rows");
   const cJSON *q = asked ? asked->child : NULL;
@@ -342,13 +358,13 @@ static void order_rows(cJSON *answer, const cJSON *request, int by_probability) 
     float *logits = row_logits(q, &vocab);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(q, "params"),
                                                       "temperature");
-    const double temperature = cJSON_IsNumber(t) ? t->valuedouble : 1.0;
-    const double inv_t = temperature > 0 ? 1.0 / fmax(temperature, SIEVE_SAMPLING_EPS) : 1.0;
+    if (logits)
+      scale_for_cuts(logits, vocab, cJSON_IsNumber(t) ? t->valuedouble : 1.0, rule);
     cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
     if (logits && cJSON_GetObjectItemCaseSensitive(lp, "$approx_array"))
-      order_ties(lp, "$approx_array", logits, vocab, inv_t, by_probability);
+      order_ties(lp, "$approx_array", logits, vocab, by_probability);
     else if (logits)
-      order_ties(row, "logprobs", logits, vocab, inv_t, by_probability);
+      order_ties(row, "logprobs", logits, vocab, by_probability);
     free(logits);
   }
 }
@@ -466,8 +482,8 @@ static int agrees_with(fit_case *fc, const char *r_text, int precision, const si
     want = fit_expectation(r);
   cJSON *got = any_order && have(fc) ? cJSON_Duplicate(have(fc), 1) : NULL;
   if (got) {
-    order_rows(want, fc->request, by_p);
-    order_rows(got, fc->request, by_p);
+    order_rows(want, fc->request, rule);
+    order_rows(got, fc->request, rule);
   }
   char why[8];
   int yes = want && have(fc) &&
@@ -1032,6 +1048,24 @@ static uint32_t prefer_specific_order(int a, uint32_t values) {
   return values;
 }
 
+/* Whether rule c, a specific tie order on axis a, explains `at` cases, or does once the other
+ * axes climb from it (into c): "unspecified" explains ties another scaling of the temperature
+ * makes, so the true order may need the true scaling, and the rank key, moved with it. */
+static int specific_order_fits(fitter *f, sieve_rule *c, int a, size_t at) {
+  size_t s = score(f, c);
+  if (s >= at)
+    return 1;
+  sieve_rule climbed = *c;
+  const uint32_t searched = f->searched;
+  f->searched &= ~(1u << a); /* the order stays the one tried */
+  const int rc = climb(f, &climbed, &s, 0);
+  f->searched = searched;
+  if (rc != 0 || s < at)
+    return 0;
+  *c = climbed;
+  return 1;
+}
+
 /* The fitted rule with a specific tie order where one explains as many cases as
  * "unspecified" (prefer_specific_order). */
 static void specific_orders(fitter *f, fit_result *fit) {
@@ -1041,7 +1075,8 @@ static void specific_orders(fitter *f, fit_result *fit) {
     const size_t at = score(f, &fit->rule);
     for (int v = 0; v < sieve_axis_values(a); v++) {
       sieve_rule c = fit->rule;
-      if (!is_any_order(a, v) && sieve_rule_set(&c, a, v) == 0 && score(f, &c) >= at) {
+      if (!is_any_order(a, v) && sieve_rule_set(&c, a, v) == 0 &&
+          specific_order_fits(f, &c, a, at)) {
         fit->rule = c;
         break;
       }

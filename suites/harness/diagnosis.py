@@ -4,6 +4,8 @@ the fixtures separate (an axis they do not separate may be undetermined, never w
 misreading, and every failure explained:
 
 - every built-in profile, on all the fixtures;
+- a float32 PyTorch port of each profile's rule (rule_port.py: filter and validate, so the axes
+  of sample and speculate stay undetermined), on all the fixtures, and its fingerprint;
 - `sieve fingerprint` of each of these rules names the rule's value on every axis it determines
   (several values only where one of them is the rule's, never "no value fits"), and never
   contradicts the fit of `sieve run`;
@@ -77,9 +79,14 @@ def fingerprint_agrees(ctx, impl, values, rule, report) -> str:
     return "; ".join(problems)
 
 
+def profile_rules(ctx, values) -> dict:
+    """{profile: {axis: value}}, each profile's departures from DeepInfer's rule."""
+    return {p["name"]: {a: x["value"] for a, x in p["axes"].items() if x["value"] != values[a][0]}
+            for p in ctx.json("profiles")}
+
+
 def profiles(ctx, values):
-    rules = {p["name"]: {a: x["value"] for a, x in p["axes"].items() if x["value"] != values[a][0]}
-             for p in ctx.json("profiles")}
+    rules = profile_rules(ctx, values)
     names = list(rules)
 
     def judge(name, result):
@@ -95,6 +102,25 @@ def profiles(ctx, values):
     suites = ",".join(fixture_suites())
     ctx.in_pairs(names, lambda n: ctx.start(f"profile:{n}", "--suite", suites, "--no-batches",
                                             "--jobs", "1"), judge)
+
+
+def float32_ports(ctx, values):
+    rules = profile_rules(ctx, values)
+    port = Path(__file__).resolve().parent / "rule_port.py"
+
+    def impl(name):
+        rule = ",".join(f"{a}={v}" for a, v in rules[name].items())
+        return f"exec:/usr/bin/python3 {port} {rule}"
+
+    def judge(name, result):
+        status, report, err = result
+        problem = recovered(ctx, values, rules[name], report) if report else err[-300:]
+        problem += fingerprint_agrees(ctx, impl(name), values, rules[name], report)
+        ctx.check(f"a float32 port of profile:{name} is fitted back: the profile's value on every "
+                  "determined axis, every failure explained; its fingerprint agrees",
+                  not problem, problem)
+
+    ctx.in_pairs(list(rules), lambda n: ctx.start(impl(n), "--no-batches", "--jobs", "1"), judge)
 
 
 def rows(case) -> int:
@@ -165,4 +191,5 @@ def checks(ctx):
     values = axes(ctx)
     misreadings(ctx)
     profiles(ctx, values)
+    float32_ports(ctx, values)
     random_combinations(ctx, values)
