@@ -149,6 +149,9 @@ READINGS = (
          "the highest ids", FILTER_OPS),
         ("topk_ties=unspecified", "000:16,000:18", "the tokens tied with the k-th that stay are "
          "neither the lowest nor the highest ids (an unstable sort or partition)", FILTER_OPS),
+        ("temperature_op=shifted", "000:11", "the row's largest logit is subtracted before "
+         "the multiply by the float32 1/T, so the difference rounds first and can tie tokens far "
+         "below it (exllamav2's softmax_cpu)", FILTER_OPS),
         ("t0_below=below_1e-6", "000:9", "only T below 1e-6 takes the temperature-0 rule",
          FILTER_OPS + ("validate",)),
         ("t0_below=zero", "000:9", "only T = 0 takes the temperature-0 rule",
@@ -297,10 +300,13 @@ def _engine(logits: torch.Tensor, engine: ref.Engine, reading) -> torch.Tensor:
 
 
 def scaled_row(x: torch.Tensor, t: float, reading) -> torch.Tensor:
-    """The float32 scaled logits: x * (float32)(1/T), or x / (float32)T for that reading."""
+    """The float32 scaled logits: x * (float32)(1/T), x / (float32)T, or (x - max) times
+    (float32)(1/T), as the reading scales."""
     finite = ~torch.isinf(x)
     if reading == "divide-by-temperature":
         s = x / torch.tensor(t, dtype=torch.float32)
+    elif reading == "temperature_op=shifted":
+        s = (x - x[finite].max()) * (1.0 / t)
     elif reading == "multiply-by-temperature":
         s = x * torch.tensor(t, dtype=torch.float32)
     else:

@@ -68,12 +68,54 @@ static int divide_row(float *row, size_t vocab, double temperature, double *max)
   return overflow ? SIEVE_EOVERFLOW : sieve__scaled_max(row, vocab, 1.0f, max, NULL);
 }
 
-/* Step 1 in place: logits times (float)(1/T), or divided by (float)T where the rule divides;
- * the largest result in *max. */
+/* Another engine subtracts the row's largest logit first and multiplies the difference by the
+ * float32 1/T (exllamav2 b9c025b, exllamav2_ext/cpp/sampling.cpp softmax_cpu_nonavx2: expf((l -
+ * maxl) * itemp)): the difference rounds where the largest is far from a
+ * token, and can tie two tokens the product keeps apart. A finite logit whose scaled
+ * difference is not finite is still the overflow error. */
+static int shift_row(float *row, size_t vocab, double temperature, double *max) {
+  const float inv_t = (float)(1.0 / temperature);
+  float largest = -INFINITY;
+  int overflow = 0;
+  for (size_t i = 0; i < vocab; i++)
+    largest = row[i] > largest ? row[i] : largest;
+  for (size_t i = 0; i < vocab; i++) {
+    if (row[i] == -INFINITY)
+      continue;
+    row[i] = (row[i] - largest) * inv_t;
+    overflow |= !isfinite(row[i]);
+  }
+  return overflow ? SIEVE_EOVERFLOW : sieve__scaled_max(row, vocab, 1.0f, max, NULL);
+}
+
+static int exact_in_float(double x) { return isfinite(x) && (double)(float)x == x; }
+
+int sieve__scaling_matters(const float *row, size_t vocab, double temperature) {
+  if (!sieve__reciprocal_is_exact(temperature))
+    return 1;
+  const double inv_t = (float)(1.0 / temperature);
+  float largest = -INFINITY;
+  for (size_t i = 0; i < vocab; i++)
+    largest = row[i] > largest ? row[i] : largest;
+  for (size_t i = 0; i < vocab; i++) {
+    const double x = row[i], d = x - largest;
+    if (x != -INFINITY &&
+        !(exact_in_float(d) && exact_in_float(x * inv_t) && exact_in_float(d * inv_t)))
+      return 1;
+  }
+  return 0;
+}
+
+/* Step 1 in place: logits times (float)(1/T), divided by (float)T, or shifted by the largest
+ * first, as the rule scales; the largest result in *max. */
 static int scale(const sieve_rule *rule, float *row, size_t vocab, double temperature,
                  double *max) {
-  if (!sieve__reciprocal_is_exact(temperature) &&
-      SIEVE__AXIS(rule, TEMPERATURE_OP, temperature_op) == SIEVE_TEMPERATURE_OP_DIVIDE)
+  const int op = sieve__scaling_matters(row, vocab, temperature)
+                     ? SIEVE__AXIS(rule, TEMPERATURE_OP, temperature_op)
+                     : SIEVE_TEMPERATURE_OP_RECIPROCAL;
+  if (op == SIEVE_TEMPERATURE_OP_SHIFTED)
+    return shift_row(row, vocab, temperature, max);
+  if (op == SIEVE_TEMPERATURE_OP_DIVIDE && !sieve__reciprocal_is_exact(temperature))
     return divide_row(row, vocab, temperature, max);
   const float inv_t = (float)(1.0 / temperature);
   int rc = sieve__scaled_max(row, vocab, inv_t, max, NULL);

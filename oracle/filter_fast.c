@@ -349,18 +349,18 @@ static int tiny_probability(const fast_work *w, size_t vocab) {
 /* The axes the spec path (filter.c) would read for this row under DeepInfer's rule, or more:
  * the fast path reads none, and a traced rule (sieve_rule.consulted) needs them. Where a cut
  * is in effect the scope; where temperature applies where T is not 1, and how it scales where
- * T is not a power of two (scale_reads); the boundary where a mass equalled
+ * it can change the row (scale_reads); the boundary where a mass equalled
  * top_p (the margin is 0); the tie choice of a cut that falls in a tie; the rank key where
  * probabilities are small enough to tie; top_p = 1 with a top-k. */
-static uint32_t scale_reads(double temperature) {
+static uint32_t scale_reads(const fast_work *w, size_t vocab, double temperature) {
   return (uint32_t)(temperature != 1.0) << SIEVE_AXIS_TEMPERATURE_AT |
-         (uint32_t)!sieve__reciprocal_is_exact(temperature) << SIEVE_AXIS_TEMPERATURE_OP;
+         (uint32_t)sieve__scaling_matters(w->row, vocab, temperature) << SIEVE_AXIS_TEMPERATURE_OP;
 }
 
 static uint32_t spec_reads(const fast_work *w, size_t vocab, const sieve_params *p, int cut,
                            size_t kept, double margin) {
   const int topk_on = p->top_k != -1, topp_on = p->top_p < 1.0;
-  uint32_t r = scale_reads(p->temperature);
+  uint32_t r = scale_reads(w, vocab, p->temperature);
   r |= (uint32_t)(topp_on || topk_on) << SIEVE_AXIS_TOPP_SCOPE;
   r |= (uint32_t)(!topp_on && topk_on) << SIEVE_AXIS_TOPP_ONE;
   r |= (uint32_t)(topp_on && margin == 0.0) << SIEVE_AXIS_BOUNDARY;
@@ -375,7 +375,7 @@ static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *l
                     sieve_filter_info *info, uint32_t *consulted) {
   int rc = sieve__scaled_max(w->row, vocab, w->mul, &w->max, &w->n_finite);
   if (rc != 0 && consulted) /* an overflow under one way of scaling may not be under another */
-    *consulted |= scale_reads(p->temperature);
+    *consulted |= scale_reads(w, vocab, p->temperature);
   if (rc != 0)
     return rc;
   int cut = p->top_p < 1.0 || (p->top_k != -1 && (uint64_t)p->top_k < w->n_finite);

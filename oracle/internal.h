@@ -75,6 +75,12 @@ static inline int sieve__reciprocal_is_exact(double temperature) {
   return fabs(frexp(temperature, &exponent)) == 0.5;
 }
 
+/* Whether how a rule scales by temperature (temperature_op) can change a row's answer: unless
+ * 1/T is a power of two and every finite logit, its difference from the row's largest and both
+ * scaled are exact in float32, when every way gives the same row up to a shift the softmax
+ * removes (filter.c). */
+int sieve__scaling_matters(const float *row, size_t vocab, double temperature);
+
 /* The largest scaled logit over the finite logits, and how many are finite; SIEVE_EOVERFLOW
  * when a finite logit scales to inf, SIEVE_ENOFINITE when none is finite. */
 int sieve__scaled_max(const float *row, size_t vocab, float mul, double *max, size_t *n_finite);

@@ -170,7 +170,9 @@ typedef struct sieve_engine {
 #define SIEVE_TEMPERATURE_OP_VALUES(V)                                                    \
   V(TEMPERATURE_OP, RECIPROCAL, "reciprocal", "logit times the float32 1/T, in float32")     \
   V(TEMPERATURE_OP, DIVIDE, "divide", "logit divided by the float32 T, in float32: no tie " \
-                                      "that the rounded 1/T makes")
+                                      "that the rounded 1/T makes")                              \
+  V(TEMPERATURE_OP, SHIFTED, "shifted", "(logit - the row's largest) times the float32 1/T, "   \
+                                        "in float32: the subtraction rounds first")
 
 #define SIEVE_T0_BELOW_VALUES(V)                                                        \
   V(T0_BELOW, EPS, "below_1e-5", "T < 1e-5")                                           \

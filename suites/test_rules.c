@@ -276,6 +276,30 @@ Test(rules, dividing_by_temperature_makes_no_tie_that_the_rounded_reciprocal_mak
   cr_expect_eq(read >> SIEVE_AXIS_TEMPERATURE_OP & 1, 0, "T = 2: both operations are exact");
 }
 
+Test(rules, exllamav2_subtracting_the_largest_first_ties_a_far_pair_and_overflows_no_top) {
+  /* Below 2e8 the float32 spacing is 16: 0 - 2e8 and 4 - 2e8 round to one difference. */
+  const float far[4] = {2e8f, 0.0f, 4.0f, -5.0f};
+  sieve_rule shifted = with(SIEVE_AXIS_TEMPERATURE_OP, SIEVE_TEMPERATURE_OP_SHIFTED);
+  filtered spec = run_rule(NULL, far, 4, 1e8, 1.0, 2);
+  filtered f = run_rule(&shifted, far, 4, 1e8, 1.0, 2);
+  cr_expect(is_kept(&spec, 2) && !is_kept(&spec, 1), "times 1/T, 4 ranks above 0");
+  cr_expect(is_kept(&f, 1) && !is_kept(&f, 2), "shifted, the two tie and the lower id stays");
+  float near[3];
+  tie_made_by_reciprocal(1.5, &near[0], &near[1]);
+  near[2] = 0.0f;
+  filtered g = run_rule(&shifted, near, 3, 1.5, 1.0, 1);
+  cr_expect(is_kept(&g, 1) && !is_kept(&g, 0), "exact differences: no tie that 1/T makes");
+  const float huge[2] = {3e38f, 2e38f};
+  cr_expect_eq(run_rule(NULL, huge, 2, 0.5, 1.0, -1).rc, SIEVE_EOVERFLOW, "6e38 overflows");
+  cr_expect_eq(run_rule(&shifted, huge, 2, 0.5, 1.0, -1).rc, 0, "0 and -2e38 do not");
+  uint32_t read = 0;
+  shifted.consulted = &read;
+  run_rule(&shifted, near, 3, 2.0, 1.0, 1);
+  cr_expect_eq(read >> SIEVE_AXIS_TEMPERATURE_OP & 1, 0, "T = 2 and exact differences");
+  run_rule(&shifted, far, 4, 2.0, 1.0, 1);
+  cr_expect_eq(read >> SIEVE_AXIS_TEMPERATURE_OP & 1, 1, "a difference that rounds");
+}
+
 Test(rules, sglang_a_temperature_0_rule_before_the_checks_hides_a_bad_top_k) {
   sieve_rule r = with(SIEVE_AXIS_CHECK_ORDER, SIEVE_CHECK_ORDER_T0_RULE_FIRST);
   sieve_rule_set(&r, SIEVE_AXIS_T0, SIEVE_T0_TOPK1);

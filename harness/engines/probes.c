@@ -298,14 +298,17 @@ static int tie_seen(prober *pr, int reciprocal, char *shown, size_t len) {
 
 /* Two pairs at T = 1.5 behind a larger logit, cut by top_k 2: one that times the float32 1/T
  * ties (the rule, 000:11) and one that divided by the float32 T ties. Only the tie its operation
- * makes shows; neither shows when the cut sees the unscaled logits (temperature after the
- * filters). */
+ * makes shows; neither shows when the largest is subtracted first (`shifted`: the differences
+ * are exact, and far apart in their own ulps) or the cut sees the unscaled logits (temperature
+ * after the filters), which the other probes tell apart. */
 static mask probe_temperature_op(prober *pr) {
   char by_reciprocal[160], by_division[160];
   const int r = tie_seen(pr, 1, by_reciprocal, sizeof by_reciprocal);
   const int d = tie_seen(pr, 0, by_division, sizeof by_division);
   pr_note(pr, SIEVE_AXIS_TEMPERATURE_OP, "top_k 2 at T 1.5: %s; %s%s", by_reciprocal, by_division,
-          r == 0 && d == 0 ? " (no tie: the cut sees no scaled logit)" : "");
+          r == 0 && d == 0 ? " (no tie: the largest is subtracted first, or the cut sees no "
+                             "scaled logit)"
+                           : "");
   if (r < 0 || d < 0 || (r == 0 && d == 0))
     return ALL(TEMPERATURE_OP);
   return r && !d ? ONE(TEMPERATURE_OP, RECIPROCAL) : d && !r ? ONE(TEMPERATURE_OP, DIVIDE) : 0;

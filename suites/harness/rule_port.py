@@ -89,13 +89,16 @@ def rule_params(temperature, top_k, top_p):
 
 def scaled_row(logits, t):
     """The logits at temperature t in float32; an overflow is the logits' error."""
-    if t == 1.0:
+    finite = ~torch.isinf(logits)
+    if axis("temperature_op") == "shifted":  # the largest subtracted first, at T = 1 too
+        out = torch.where(finite, (logits - logits[finite].max()) * (1.0 / t), logits)
+    elif t == 1.0:
         return logits.clone()
-    if axis("temperature_op") == "divide":
+    elif axis("temperature_op") == "divide":
         out = logits / torch.tensor(t, dtype=torch.float32)
     else:
         out = logits * (1.0 / t)
-    if torch.isinf(out[~torch.isinf(logits)]).any():
+    if torch.isinf(out[finite]).any():
         raise Rejected("logits", "a scaled logit overflows float32")
     return out
 
@@ -175,7 +178,7 @@ def port_filter(logits, temperature, top_k, top_p, engine=None):
     t, k, top_p = rule_params(temperature, top_k, top_p)
     greedy = t == 0.0
     after = greedy or (t != 1.0 and axis("temperature_at") == "after")
-    logits = template.deepinfer_logits(logits, engine or {}, 1.0 if after else t)
+    logits = template.deepinfer_logits(logits, engine or {}, 1.0)  # scaled_row checks overflow
     ranked = Ranked(scaled_row(logits, 1.0 if after else t))
     kept = ranked.ids[:1 if greedy else ranked.keep(k, top_p)]
     scaled = scaled_row(logits, 1.0 if greedy else t)
