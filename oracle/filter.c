@@ -69,10 +69,10 @@ static int divide_row(float *row, size_t vocab, double temperature, double *max)
 }
 
 /* Another engine subtracts the row's largest logit first and multiplies the difference by the
- * float32 1/T (exllamav2 b9c025b, exllamav2_ext/cpp/sampling.cpp softmax_cpu_nonavx2: expf((l -
- * maxl) * itemp)): the difference rounds where the largest is far from a
- * token, and can tie two tokens the product keeps apart. A finite logit whose scaled
- * difference is not finite is still the overflow error. */
+ * float32 1/T (exllamav2 b9c025b, exllamav2_ext/cpp/sampling.cpp softmax_cpu_nonavx2:
+ * expf((logits[i] - maxl) * itemp)): the difference rounds where the largest is far from a
+ * token, and can tie two tokens the product keeps apart. A finite logit whose scaled difference
+ * is not finite is still the overflow error. */
 static int shift_row(float *row, size_t vocab, double temperature, double *max) {
   const float inv_t = (float)(1.0 / temperature);
   float largest = -INFINITY;
