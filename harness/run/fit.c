@@ -38,6 +38,7 @@ typedef struct memo_entry {
   signed char as_spec;  /* the rule answers this case as DeepInfer does */
   signed char close;    /* ... or within the fixture's bounds of it: 1, 0, or -1 not yet known */
   signed char is_error; /* the answer is an error, or has a row that is */
+  signed char matched;  /* the case's matchers take the answer, ties as given: 1, 0, -1 unknown */
   uint64_t answer;      /* a hash of the answer's text, to tell answers apart */
 } memo_entry;
 
@@ -576,6 +577,7 @@ static memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consu
   e->as_spec = (signed char)as_spec;
   e->close = (signed char)(as_spec ? 1 : -1);
   e->is_error = 0;
+  e->matched = -1;
   e->answer = 0;
   return e;
 }
@@ -610,6 +612,17 @@ static int spec_answer(fitter *f, fit_case *fc) {
   return 0;
 }
 
+/* Whether the case's matchers, with the rule's answer put in, take the implementation's
+ * answer, tied tokens as given: the same for every rule that gives the same answer text, so it
+ * is judged once per answer (many rules answer alike where their axes change nothing visible). */
+static int matches(fitter *f, fit_case *fc, const sieve_rule *rule, signed char *matched) {
+  const uint64_t hash = text_hash(f->buf.data);
+  for (size_t i = 0; i < fc->n_memo; i++)
+    if (fc->memo[i].answer == hash && fc->memo[i].matched >= 0)
+      return *matched = fc->memo[i].matched;
+  return *matched = (signed char)agrees_with(fc, f->buf.data, f->precision, rule, 0, 0);
+}
+
 static memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
   memo_entry *e = memo_find(fc, rule);
   if (e)
@@ -624,14 +637,18 @@ static memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
    * sort may also give any other choice of them. */
   const int any_order = any_tie_order(rule, consulted);
   int agrees = as_spec && fc->result->alone == OUTCOME_PASS;
+  signed char matched = -1;
   if (!agrees && (!as_spec || any_order || float32_tail(rule, consulted)))
     agrees = strcmp(f->buf.data, fc->result->answer) == 0 ||
              recorded_reading(fc, rule, consulted) ||
-             agrees_with(fc, f->buf.data, f->precision, rule, any_order, 0) ||
+             (any_order ? agrees_with(fc, f->buf.data, f->precision, rule, 1, 0)
+                        : matches(f, fc, rule, &matched)) ||
              (float32_tail(rule, consulted) && agrees_elsewhere_in_tail(f, fc, rule, any_order));
   memo_entry *added = memo_add(fc, rule, consulted, agrees, as_spec);
-  if (added)
+  if (added) {
     note_answer(added, f->buf.data);
+    added->matched = matched;
+  }
   return added;
 }
 
@@ -699,22 +716,22 @@ static uint32_t differing(const sieve_rule *x, const sieve_rule *y) {
   return d;
 }
 
-/* The score of d where it may beat c's best, or a number that does not: the small cases
- * first, then the large ones (the costly answers) only while they could still lift it past. */
-static size_t score_to_beat(fitter *f, const sieve_rule *d, const climber *c) {
+/* The score of a rule where it reaches `need`, or a number below need: the small cases first,
+ * then the large ones (the costly answers) only while they could still lift it to need. */
+static size_t score_from(fitter *f, const sieve_rule *rule, size_t need) {
   size_t s = 0, large = 0;
   for (size_t i = 0; i < f->n; i++) {
     if (weighed(f, i) && f->cases[i].large)
       large++;
     else if (weighed(f, i))
-      s += (size_t)explains(f, i, d);
+      s += (size_t)explains(f, i, rule);
   }
   for (size_t i = 0; i < f->n && large > 0; i++) {
     if (!weighed(f, i) || !f->cases[i].large)
       continue;
-    if (!better(s + large, d, c->best_s, &c->best))
+    if (s + large < need)
       return s;
-    s += (size_t)explains(f, i, d);
+    s += (size_t)explains(f, i, rule);
     large--;
   }
   return s;
@@ -730,7 +747,8 @@ static void try_rule(fitter *f, climber *c, const sieve_rule *d) {
     gains += (c->consulted[k] & changed) && explains(f, c->against[k], d);
   if (!better(c->at_s + gains, d, c->best_s, &c->best))
     return;
-  size_t s = score_to_beat(f, d, c);
+  /* better() than the best: more cases, or as many with fewer departures */
+  size_t s = score_from(f, d, c->best_s + (departures(d) < departures(&c->best) ? 0 : 1));
   if (better(s, d, c->best_s, &c->best))
     c->best = *d, c->best_s = s;
 }
@@ -996,7 +1014,7 @@ static void keep_needed_misreadings(fitter *f, fit_result *fit) {
     char *at = strstr(without, name) - 1; /* ",name," is in it */
     memmove(at, at + strlen(name) + 1, strlen(at + strlen(name) + 1) + 1);
     set_misreadings(f, without);
-    if (score(f, &fit->rule) < fit->agreed && supported(f, &fit->rule, name))
+    if (score_from(f, &fit->rule, fit->agreed) < fit->agreed && supported(f, &fit->rule, name))
       set_misreadings(f, kept);
     else
       snprintf(kept, sizeof kept, "%s", f->misreadings);
@@ -1030,8 +1048,10 @@ static int ties_fit(fitter *f, const fit_result *fit, const uint32_t *reads, int
   for (size_t i = 0; i < f->n; i++)
     gains +=
         weighed(f, i) && (reads[i] >> a & 1) && !explains(f, i, &fit->rule) && explains(f, i, &c);
-  if (gains > 0)
-    return score(f, &c) == score(f, &fit->rule);
+  if (gains > 0) {
+    const size_t at = score(f, &fit->rule);
+    return score_from(f, &c, at) == at;
+  }
   for (size_t i = 0; i < f->n; i++)
     if (weighed(f, i) && (reads[i] >> a & 1) && explains(f, i, &fit->rule) && !explains(f, i, &c))
       return 0;
@@ -1052,8 +1072,8 @@ static uint32_t prefer_specific_order(int a, uint32_t values) {
  * axes climb from it (into c): "unspecified" explains ties another scaling of the temperature
  * makes, so the true order may need the true scaling, and the rank key, moved with it. */
 static int specific_order_fits(fitter *f, sieve_rule *c, int a, size_t at) {
-  size_t s = score(f, c);
-  if (s >= at)
+  size_t s;
+  if (score_from(f, c, at) >= at)
     return 1;
   sieve_rule climbed = *c;
   const uint32_t searched = f->searched;
@@ -1150,7 +1170,7 @@ static void misreading_alternatives(fitter *f, fit_result *fit) {
       if (strlen(set) >= sizeof f->misreadings)
         continue;
       set_misreadings(f, set);
-      if (score(f, &spec_value) >= fit->agreed) {
+      if (score_from(f, &spec_value, fit->agreed) >= fit->agreed) {
         snprintf(x->alternative, sizeof x->alternative, "%.*s", (int)strcspn(p, ","), p);
         x->candidates |= 1u;
         x->value = -1;
