@@ -38,7 +38,6 @@ typedef struct memo_entry {
   signed char as_spec;  /* the rule answers this case as DeepInfer does */
   signed char close;    /* ... or within the fixture's bounds of it: 1, 0, or -1 not yet known */
   signed char is_error; /* the answer is an error, or has a row that is */
-  signed char matched;  /* the case's matchers take the answer, ties as given: 1, 0, -1 unknown */
   uint64_t answer;      /* a hash of the answer's text, to tell answers apart */
 } memo_entry;
 
@@ -333,18 +332,24 @@ static void order_ties(cJSON *holder, const char *key, const float *logits, size
   free(t);
 }
 
-/* A row as the rule's cuts compare it: scaled in float32 as the rule scales, at T = 1 where
- * temperature comes after the filters, so that a tie the rounded 1/T makes is a tie. */
+/* A row as the rule's cuts compare it: scaled in float32 as the rule scales (times 1/T, divided
+ * by T, or shifted by the largest first), at T = 1 where temperature comes after the filters, so
+ * that a tie the scaling makes is a tie. */
 static void scale_for_cuts(float *logits, size_t vocab, double temperature,
                            const sieve_rule *rule) {
-  if (!(temperature > 0) ||
-      sieve_rule_get(rule, SIEVE_AXIS_TEMPERATURE_AT) == SIEVE_TEMPERATURE_AT_AFTER)
-    return;
-  const double t = fmax(temperature, SIEVE_SAMPLING_EPS);
-  const int divide = sieve_rule_get(rule, SIEVE_AXIS_TEMPERATURE_OP) == SIEVE_TEMPERATURE_OP_DIVIDE;
+  const int op = sieve_rule_get(rule, SIEVE_AXIS_TEMPERATURE_OP);
+  const double t = !(temperature > 0) || sieve_rule_get(rule, SIEVE_AXIS_TEMPERATURE_AT) ==
+                                             SIEVE_TEMPERATURE_AT_AFTER
+                       ? 1.0
+                       : fmax(temperature, SIEVE_SAMPLING_EPS);
+  float largest = -INFINITY;
+  for (size_t i = 0; i < vocab; i++)
+    largest = logits[i] > largest ? logits[i] : largest;
   for (size_t i = 0; i < vocab; i++)
     if (isfinite(logits[i]))
-      logits[i] = divide ? logits[i] / (float)t : logits[i] * (float)(1.0 / t);
+      logits[i] = op == SIEVE_TEMPERATURE_OP_SHIFTED  ? (logits[i] - largest) * (float)(1.0 / t)
+                  : op == SIEVE_TEMPERATURE_OP_DIVIDE ? logits[i] / (float)t
+                                                      : logits[i] * (float)(1.0 / t);
 }
 
 /* Every filter row of an answer or an expectation with its ties ordered (order_ties). */
@@ -577,7 +582,6 @@ static memo_entry *memo_add(fit_case *fc, const sieve_rule *rule, uint32_t consu
   e->as_spec = (signed char)as_spec;
   e->close = (signed char)(as_spec ? 1 : -1);
   e->is_error = 0;
-  e->matched = -1;
   e->answer = 0;
   return e;
 }
@@ -612,17 +616,6 @@ static int spec_answer(fitter *f, fit_case *fc) {
   return 0;
 }
 
-/* Whether the case's matchers, with the rule's answer put in, take the implementation's
- * answer, tied tokens as given: the same for every rule that gives the same answer text, so it
- * is judged once per answer (many rules answer alike where their axes change nothing visible). */
-static int matches(fitter *f, fit_case *fc, const sieve_rule *rule, signed char *matched) {
-  const uint64_t hash = text_hash(f->buf.data);
-  for (size_t i = 0; i < fc->n_memo; i++)
-    if (fc->memo[i].answer == hash && fc->memo[i].matched >= 0)
-      return *matched = fc->memo[i].matched;
-  return *matched = (signed char)agrees_with(fc, f->buf.data, f->precision, rule, 0, 0);
-}
-
 static memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
   memo_entry *e = memo_find(fc, rule);
   if (e)
@@ -637,18 +630,14 @@ static memo_entry *evaluate(fitter *f, fit_case *fc, const sieve_rule *rule) {
    * sort may also give any other choice of them. */
   const int any_order = any_tie_order(rule, consulted);
   int agrees = as_spec && fc->result->alone == OUTCOME_PASS;
-  signed char matched = -1;
   if (!agrees && (!as_spec || any_order || float32_tail(rule, consulted)))
     agrees = strcmp(f->buf.data, fc->result->answer) == 0 ||
              recorded_reading(fc, rule, consulted) ||
-             (any_order ? agrees_with(fc, f->buf.data, f->precision, rule, 1, 0)
-                        : matches(f, fc, rule, &matched)) ||
+             agrees_with(fc, f->buf.data, f->precision, rule, any_order, 0) ||
              (float32_tail(rule, consulted) && agrees_elsewhere_in_tail(f, fc, rule, any_order));
   memo_entry *added = memo_add(fc, rule, consulted, agrees, as_spec);
-  if (added) {
+  if (added)
     note_answer(added, f->buf.data);
-    added->matched = matched;
-  }
   return added;
 }
 
