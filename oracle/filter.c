@@ -73,12 +73,16 @@ static int divide_row(float *row, size_t vocab, double temperature, double *max)
  * expf((logits[i] - maxl) * itemp)): the difference rounds where the largest is far from a
  * token, and can tie two tokens the product keeps apart. A finite logit whose scaled difference
  * is not finite is still the overflow error. */
-static int shift_row(float *row, size_t vocab, double temperature, double *max) {
-  const float inv_t = (float)(1.0 / temperature);
+static float largest_of(const float *row, size_t vocab) {
   float largest = -INFINITY;
-  int overflow = 0;
   for (size_t i = 0; i < vocab; i++)
     largest = row[i] > largest ? row[i] : largest;
+  return largest;
+}
+
+static int shift_row(float *row, size_t vocab, double temperature, double *max) {
+  const float inv_t = (float)(1.0 / temperature), largest = largest_of(row, vocab);
+  int overflow = 0;
   for (size_t i = 0; i < vocab; i++) {
     if (row[i] == -INFINITY)
       continue;
@@ -93,10 +97,7 @@ static int exact_in_float(double x) { return isfinite(x) && (double)(float)x == 
 int sieve__scaling_matters(const float *row, size_t vocab, double temperature) {
   if (!sieve__reciprocal_is_exact(temperature))
     return 1;
-  const double inv_t = (float)(1.0 / temperature);
-  float largest = -INFINITY;
-  for (size_t i = 0; i < vocab; i++)
-    largest = row[i] > largest ? row[i] : largest;
+  const double inv_t = (float)(1.0 / temperature), largest = largest_of(row, vocab);
   for (size_t i = 0; i < vocab; i++) {
     const double x = row[i], d = x - largest;
     if (x != -INFINITY &&
