@@ -63,6 +63,8 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
   }
   jbuf_raw(b, "},\"misreadings\":");
   json_list(b, f->misreadings, ",");
+  jbuf_key(b, "misreadings_contradicted", 1);
+  json_list(b, f->contradicted, ",");
   jbuf_key(b, "weighed", 1);
   jbuf_int(b, (int64_t)f->considered);
   jbuf_key(b, "agreed", 1);

@@ -79,6 +79,8 @@ static void junit_diagnosis(FILE *out, const fit_result *f) {
   fit_rule_text(f, text, sizeof text);
   junit_property(out, "diagnosis.rule", text);
   junit_property(out, "diagnosis.misreadings", f->misreadings);
+  if (f->contradicted[0])
+    junit_property(out, "diagnosis.misreadings_contradicted", f->contradicted);
   snprintf(text, sizeof text, "%zu of %zu failures", f->explained, f->failures);
   junit_property(out, "diagnosis.explained", text);
   for (size_t g = 0; g < f->n_groups; g++) {

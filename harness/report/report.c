@@ -205,6 +205,15 @@ void report_diagnosis_lines(const run_report *r, FILE *out, int markdown) {
                      : "  with the misreading%s [%s], which no engine chooses: a bug of the "
                        "implementation, named in each case it explains\n",
             strchr(f->misreadings, ',') ? "s" : "", f->misreadings);
+  if (f->contradicted[0])
+    fprintf(out,
+            markdown ? "\nBut unexplained failures tell `%s` apart and give another answer: it "
+                       "gives some of the answers, not the implementation's rule, which no known "
+                       "choice explains.\n"
+                     : "  but unexplained failures tell [%s] apart and give another answer: it "
+                       "gives some of the answers, not the implementation's rule, which no known "
+                       "choice explains\n",
+            f->contradicted);
   diagnosis_axes(f, out, markdown);
   diagnosis_residual(f, out, markdown);
   fputs(markdown ? "\nNearest profiles (every one within an axis of the nearest): "

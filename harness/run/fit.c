@@ -65,7 +65,8 @@ typedef struct fitter {
   int all;                                        /* weigh the cases of large rows too */
   char misreadings[FIT_MISREADINGS_MAX * 48 + 2]; /* ",a,b,": readings the fit adds */
   char *axis_readings; /* ",a,b,": the readings that are axis values (the search covers them) */
-} fitter;
+  char contradicted[FIT_MISREADINGS_MAX * 48 + 2]; /* ",a,b,": misreadings the residual */
+} fitter;                                          /* tells apart (mark_contradicted) */
 
 /* ",a,b," from "a,b", for lookups of ",name,". */
 static char *listed(const char *names) {
@@ -1196,13 +1197,16 @@ static void undetermined_values(fitter *f, size_t i, const fit_result *fit, int 
   }
 }
 
-/* The departures of the fit a failure needs, each one whose undoing loses the agreement, into
- * out ("a=x + b=y"), and into `shown` with the values an undetermined axis allows besides. */
-static void explanation(fitter *f, size_t i, const fit_result *fit, char *out, size_t len,
-                        char *shown, size_t shown_len) {
+/* The departures of the fit failure i needs, each one whose undoing loses the agreement: into
+ * explained_by ("a=x + b=y"), into causes those of axes some value fits ("a=x,b=y"), and into
+ * `shown` with the values an undetermined axis allows besides and a note on an unfit one.
+ * Returns how many of them are on axes no value fits. */
+static int explanation(fitter *f, size_t i, const fit_result *fit, char *shown, size_t shown_len) {
+  case_result *r = f->cases[i].result;
+  int unfit = 0;
   const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
-  out[0] = shown[0] = '\0';
-  for (int pass = 0; pass < 2 && !out[0]; pass++)
+  r->explained_by[0] = r->causes[0] = shown[0] = '\0';
+  for (int pass = 0; pass < 2 && !r->explained_by[0]; pass++)
     for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
       int v = sieve_rule_get(&fit->rule, a);
       sieve_rule c = fit->rule;
@@ -1211,10 +1215,16 @@ static void explanation(fitter *f, size_t i, const fit_result *fit, char *out, s
         continue;
       char one[160];
       snprintf(one, sizeof one, "%s=%s", sieve_axis_name(a), sieve_axis_value_name(a, v));
-      append(out, len, " + ", one);
-      undetermined_values(f, i, fit, a, one, sizeof one);
+      append(r->explained_by, sizeof r->explained_by, " + ", one);
+      if (!fit->axes[a].unfit) {
+        append(r->causes, sizeof r->causes, ",", one);
+        undetermined_values(f, i, fit, a, one, sizeof one);
+      }
       append(shown, shown_len, " + ", one);
+      if (fit->axes[a].unfit && ++unfit)
+        append(shown, shown_len, " ", "(the nearest value of an axis no value fits on every case)");
     }
+  return unfit;
 }
 
 /* What differs between the implementation's answer and the rule's, in a few words. */
@@ -1516,13 +1526,14 @@ static void alternatives_of(const fit_result *fit, const char *departures, char 
   }
 }
 
-/* The fit's misreadings whose answer case i gave, "a,b". */
-static void misreading_of(fitter *f, size_t i, char *out, size_t len) {
+/* The fit's misreadings whose answer case i gave, "a,b", without those the residual contradicts
+ * when `trusted`. */
+static void misreading_of(fitter *f, size_t i, int trusted, char *out, size_t len) {
   out[0] = '\0';
   for (const char *p = f->misreadings + 1; *p; p += strcspn(p, ",") + 1) {
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
-    if (in_list(f->cases[i].readings, name))
+    if (in_list(f->cases[i].readings, name) && !(trusted && in_list(f->contradicted, name)))
       append(out, len, ",", name);
   }
 }
@@ -1539,41 +1550,83 @@ static const char *reading_hint(const cJSON *c, const char *names) {
   return "";
 }
 
+/* Case i, a failure the fitted rule gives: its detail names the departures it needs. */
+static void explained_by_fit(fitter *f, size_t i, fit_result *fit, const char *why) {
+  case_result *r = f->cases[i].result;
+  char or_reading[128], shown[600], found[900];
+  const int unfit = explanation(f, i, fit, shown, sizeof shown);
+  alternatives_of(fit, r->explained_by, or_reading, sizeof or_reading);
+  snprintf(found, sizeof found, "%s: %s%s",
+           unfit ? "the fitted rule gives this answer, but no known choice explains it all"
+                 : "explained by the fitted rule",
+           shown, or_reading);
+  sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail, sizeof r->detail);
+}
+
+/* Case i, a failure the fit's misreadings give: its detail names them with their hint, and
+ * doubts them where the residual contradicts every one. */
+static void explained_by_misreadings(fitter *f, size_t i, const char *why) {
+  case_result *r = f->cases[i].result;
+  char found[700], names[sizeof r->causes];
+  misreading_of(f, i, 1, r->causes, sizeof r->causes);
+  misreading_of(f, i, 0, names, sizeof names);
+  copy_text(r->explained_by, sizeof r->explained_by, names);
+  snprintf(found, sizeof found, "%s%s [%.150s]: %.400s%s",
+           r->causes[0] ? "explained by the misreading" : "the answer of the misreading",
+           strchr(names, ',') ? "s" : "", names, reading_hint(r->fixture, names),
+           r->causes[0] ? ""
+                        : "; but unexplained failures that tell it apart give another answer, so "
+                          "no known choice explains this for certain");
+  sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail, sizeof r->detail);
+}
+
+/* The fit's misreadings an unexplained failure tells apart where the fitted rule answers as
+ * DeepInfer does (so the reading's recorded answer applies there) and whose answer it does not
+ * give: such a reading gives some of the implementation's answers, not its rule. */
+static void mark_contradicted(fitter *f, fit_result *fit, const residual *res, size_t n_res) {
+  snprintf(f->contradicted, sizeof f->contradicted, ",");
+  for (const char *p = f->misreadings + 1; *p; p += strcspn(p, ",") + 1) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+    for (size_t k = 0; k < n_res; k++) {
+      fit_case *fc = &f->cases[res[k].index];
+      if (in_list(fc->separates, name) && close_to_spec(f, fc, &fit->rule)) {
+        append(fit->contradicted, sizeof fit->contradicted, ",", name);
+        strcat(strcat(f->contradicted, name), ",");
+        break;
+      }
+    }
+  }
+}
+
 /* Each failure of the first pass: explained by the fit's departures or its misreadings, or left
- * to the residual. */
+ * to the residual. The residual first marks the axes no value fits and the misreadings it
+ * contradicts, so that no detail names such an axis value or misreading as a cause. */
 static int rewrite_cases(fitter *f, fit_result *fit, residual *res, size_t *n_res) {
   char *excluded = unsupported(f, fit);
   if (!excluded)
     return -1;
   for (size_t i = 0; i < f->n; i++) {
+    const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
+    if (f->cases[i].result->alone != OUTCOME_PASS && !(e && e->agrees) &&
+        !entry_explains(&f->cases[i], e))
+      res[(*n_res)++].index = i;
+  }
+  mark_unfit(f, fit, res, *n_res);
+  mark_contradicted(f, fit, res, *n_res);
+  for (size_t i = 0, k = 0; i < f->n; i++) {
     case_result *r = f->cases[i].result;
+    const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
     if (r->alone == OUTCOME_PASS)
       continue;
-    const memo_entry *e = evaluate(f, &f->cases[i], &fit->rule);
-    const char *why = r->why;
-    char found[600];
     fit->failures++;
-    if (e && e->agrees) {
-      fit->explained++;
-      char or_reading[128], shown[300];
-      explanation(f, i, fit, r->explained_by, sizeof r->explained_by, shown, sizeof shown);
-      snprintf(r->causes, sizeof r->causes, "%s", r->explained_by);
-      for (char *plus; (plus = strstr(r->causes, " + ")) != NULL;) /* a list of names */
-        memmove(plus + 1, plus + 3, strlen(plus + 3) + 1), *plus = ',';
-      alternatives_of(fit, r->explained_by, or_reading, sizeof or_reading);
-      snprintf(found, sizeof found, "explained by the fitted rule: %s%s", shown, or_reading);
-      sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
-                              sizeof r->detail);
-    } else if (entry_explains(&f->cases[i], e)) {
-      fit->explained++;
-      misreading_of(f, i, r->causes, sizeof r->causes);
-      copy_text(r->explained_by, sizeof r->explained_by, r->causes);
-      snprintf(found, sizeof found, "explained by the misreading%s [%.150s]: %.400s",
-               strchr(r->causes, ',') ? "s" : "", r->causes, reading_hint(r->fixture, r->causes));
-      sieve_case_detail_found(r->fixture, have(&f->cases[i]), found, why, r->detail,
-                              sizeof r->detail);
-    } else
-      residual_detail(f, i, fit, excluded, why, &res[(*n_res)++]);
+    fit->explained += k >= *n_res || res[k].index != i;
+    if (k < *n_res && res[k].index == i)
+      residual_detail(f, i, fit, excluded, r->why, &res[k++]);
+    else if (e && e->agrees)
+      explained_by_fit(f, i, fit, r->why);
+    else
+      explained_by_misreadings(f, i, r->why);
   }
   free(excluded);
   return 0;
@@ -1734,7 +1787,6 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
     goto fail;
   if (rewrite_cases(&f, fit, res, &n_res) != 0)
     goto fail;
-  mark_unfit(&f, fit, res, n_res);
   read_probes(&f, fit);
   nearest_profiles(fit, starts, n_starts);
   qsort(res, n_res, sizeof *res, by_key);

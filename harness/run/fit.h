@@ -55,6 +55,8 @@ typedef struct fit_result {
   int made;        /* 0: no case answered, no fit */
   sieve_rule rule; /* the fit; undetermined axes keep DeepInfer's value */
   char misreadings[FIT_MISREADINGS_MAX * 48]; /* readings added to it, comma-separated */
+  char contradicted[FIT_MISREADINGS_MAX * 48]; /* those of them an unexplained failure tells */
+                                               /* apart: they give some answers, not the rule */
   fit_axis axes[SIEVE_AXIS_COUNT];
   size_t considered; /* cases whose answer the fit weighed */
   size_t agreed;     /* of those, the answers the fitted rule gives */

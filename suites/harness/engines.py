@@ -1,9 +1,10 @@
 """Engines side by side: the fingerprint names every axis of every profile and of the mutants
 that carry an axis value, and the nearest profile when none matches; read jointly, it says "no
-value fits" to a top-p rule outside the boundary axis without blaming another axis, and finds
-the rank key of samplers that answer in probability space; sieve diff finds the differences an
-axis explains and none between the oracle and itself or the faithful port; both survive
-implementations that crash or exit."""
+value fits" to a top-p rule outside the boundary axis without blaming another axis, sieve run
+names no cause for such a rule's failures, and the fingerprint finds the rank key of samplers
+that answer in probability space; sieve diff finds the differences an axis explains and none
+between the oracle and itself or the faithful port; both survive implementations that crash or
+exit."""
 
 import json
 import re
@@ -118,6 +119,18 @@ def outside_the_axes(ctx):
               "than the oracle's eight lanes explained too",
               departs == {"boundary": "ge", "topp_one": "float32_tail"}
               and fit.get("explained") == fit.get("failures") > 0, str(fit)[:400] or err[-300:])
+    _, report, err = ctx.run(impl("shrunk-top-p"), "--suite", "ordering", "--no-batches")
+    fit = (report or {}).get("diagnosis", {})
+    named = [f"{c['id']}: {c['causes']}" for c in (report or {}).get("cases", [])
+             if set(c.get("causes", [])) - {"topk_ties=keep_all"}]
+    ctx.check("sieve run of a top-p rule outside the axes with topk_ties=keep_all besides: the "
+              "fit names keep_all, and no failure is blamed on anything else (a boundary value, "
+              "the nearest value of an axis no value fits, a misreading the unexplained failures "
+              "contradict)",
+              ctx.departures(fit.get("rule") or {}) == {"topk_ties": "keep_all"} and not named
+              and set(fit.get("misreadings") or []) <= set(fit.get("misreadings_contradicted"))
+              and fit.get("explained", 0) < fit.get("failures", 0),
+              f"named {named[:3]}, fit {str(fit)[:300]} {err[-200:]}")
     _, report, err = ctx.run(impl("unchecked"), "--suite", "special-values", "--no-batches")
     fit = (report or {}).get("diagnosis", {})
     named = [f"{c['id']}: {c['detail'][:80]}" for c in (report or {}).get("cases", [])

@@ -13,6 +13,9 @@ checks and one choice of its own:
                        top_p = 1 with a top-k compares a float32 cumulative sum whose total is
                        added in sixteen lanes (the oracle's variant adds eight), so its tail cut
                        falls elsewhere
+    shrunk-top-p       two departures, one unnamed: top-p removes a token whose mass before is
+                       >= 0.9 * top_p, a rule no value of the boundary axis describes, and
+                       top-k keeps every token tied with the k-th (topk_ties=keep_all)
     unchecked          DeepInfer's rule, dividing by T, with no check of the logits: a quotient
                        that overflows is an infinity, and NaN or +inf is softmaxed as it comes
                        (most engines do so)
@@ -108,6 +111,18 @@ def ge_tail_16(logits, temperature, top_k, top_p, engine=None):
     return torch.log_softmax(masked, dim=0)
 
 
+def shrunk_top_p(logits, temperature, top_k, top_p, engine=None):
+    scaled, probs, ranked, top_k, top_p = ranked_probabilities(logits, temperature, top_k,
+                                                                top_p, engine, False)
+    before = torch.cumsum(probs[ranked], 0) - probs[ranked]
+    kept = max(1, int((before < 0.9 * top_p).sum())) if top_p < 1 else len(ranked)
+    if top_k != -1 and top_k < kept:
+        kept = top_k + int((probs[ranked[top_k:kept]] == probs[ranked[top_k - 1]]).sum())
+    masked = torch.full_like(probs, -torch.inf)
+    masked[ranked[:kept]] = scaled.double()[ranked[:kept]]
+    return torch.log_softmax(masked, dim=0)
+
+
 def unchecked(logits, temperature, top_k, top_p, engine=None):
     temperature, top_k, top_p = template.deepinfer_params(temperature, top_k, top_p)
     scaled = logits.float() / torch.tensor(temperature, dtype=torch.float32)
@@ -123,7 +138,7 @@ def unchecked(logits, temperature, top_k, top_p, engine=None):
 
 SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
             "probability-logit": probability_space(True), "divides-by-t": divides_by_t,
-            "ge-tail-16": ge_tail_16, "unchecked": unchecked}
+            "ge-tail-16": ge_tail_16, "shrunk-top-p": shrunk_top_p, "unchecked": unchecked}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
