@@ -341,13 +341,14 @@ def _separations():
 # ----------------------------------------------------------------------------- case builders
 
 
-def params_json(t=None, top_p=None, top_k=None, explicit_k=True) -> dict:
-    """Request parameters. top_k = -1 (off) is left out unless explicit_k: an engine may reject
-    an explicit -1 (the top_k_minus_one axis), and only the cases about -1 should say so."""
+def params_json(t=None, top_p=None, top_k=None, explicit_k=True, explicit_p=True) -> dict:
+    """Request parameters. top_k = -1 (off) is left out unless explicit_k, and top_p = 1 (off)
+    unless explicit_p: an engine may reject an explicit -1 (the top_k_minus_one axis) or an
+    explicit 1 (explicit_top_p_one), and only the cases about them should say so."""
     out = {}
     if t is not None:
         out["temperature"] = param_num(t) if isinstance(t, float) else t
-    if top_p is not None:
+    if top_p is not None and (explicit_p or top_p != 1.0):
         out["top_p"] = param_num(top_p) if isinstance(top_p, float) else top_p
     if top_k is not None and (explicit_k or top_k != -1):
         out["top_k"] = top_k
@@ -371,17 +372,17 @@ def as_row(logits) -> torch.Tensor:
 
 def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, top_k=-1,
                 engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None,
-                explicit_k=False, separates=()) -> dict:
+                explicit_k=False, explicit_p=False, separates=()) -> dict:
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
     logprobs are sparse (kept-set checksum and sampled entries)."""
     row = as_row(recipe_logits(recipe_spec) if recipe_spec else logits)
     logits_json = {"$recipe": recipe_spec} if recipe_spec else row_json(row)
     request = {"op": "filter",
                "rows": [{"logits": logits_json,
-                         "params": params_json(t, top_p, top_k, explicit_k)}]}
+                         "params": params_json(t, top_p, top_k, explicit_k, explicit_p)}]}
     if engine != ref.Engine():
         request["engine"] = engine_json(engine)
-    params = ref.Params(t, top_p, top_k, explicit_k or top_k != -1)
+    params = ref.Params(t, top_p, top_k, explicit_k or top_k != -1, explicit_p or top_p != 1.0)
     sparse = recipe_spec is not None
     expect = {"rows": [filter_expect(row, params, engine, sparse=sparse,
                                      exact_boundary=exact_boundary)]}
@@ -393,21 +394,21 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
 
 def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1,
                   axis=None) -> dict:
-    request = {"op": "validate", "params": params_json(t, top_p, top_k)}
+    request = {"op": "validate", "params": params_json(t, top_p, top_k)}  # all stated
     try:
         p = ref.check_params(ref.Params(t, top_p, top_k))
         expect = {"params": {"temperature": exact(p.temperature), "top_p": exact(p.top_p),
                              "top_k": p.top_k}}
     except ref.SieveError as e:
         expect = error(e)
-    params, sep = ref.Params(t, top_p, top_k), _separations()
+    params, sep = ref.Params(t, top_p, top_k, explicit_p=True), _separations()
     found = sep.records("validate", expect, sep.validate_run(params), [params])
     return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
 def sample_row_json(logits, t, top_p, top_k, seed, pos, n_top) -> dict:
     row = {"logits": row_json(as_row(logits)),
-           "params": params_json(t, top_p, top_k, explicit_k=False),
+           "params": params_json(t, top_p, top_k, explicit_k=False, explicit_p=False),
            "seed": str(seed), "position": pos}
     if n_top:
         row["top_logprobs"] = n_top
@@ -569,7 +570,8 @@ def speculate_request(target, tokens, draft, tp, dp, seed, pos, engine=ref.Engin
                       sample_draft=False) -> dict:
     def side(rows, params):
         out = {"rows": [row_json(as_row(r)) for r in rows]} if rows is not None else {}
-        p = params_json(params.temperature, params.top_p, params.top_k, explicit_k=False)
+        p = params_json(params.temperature, params.top_p, params.top_k, explicit_k=False,
+                        explicit_p=False)
         return {**out, "params": p} if p else out
 
     draft_side = side(draft, dp)

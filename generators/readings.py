@@ -177,6 +177,10 @@ READINGS = (
          "(vLLM's floor)", FILTER_OPS + ("validate",)),
         ("top_k_minus_one=error", "000:32", "an explicit top_k = -1 is rejected (only leaving "
          "top_k out means off)", FILTER_OPS + ("validate",)),
+        ("explicit_top_p_one=error", "000:32", "an explicit top_p = 1 is rejected (only leaving "
+         "top_p out means off: TGI's validation)", FILTER_OPS + ("validate",)),
+        ("top_k_vocab=error", "000:32", "a top_k of the vocabulary size or more is an error "
+         "(MLX-LM's apply_top_k needs 0 < top_k < V)", FILTER_OPS),
         ("topp_one=float32_tail", "000:17", "top_p = 1 with a top-k set still compares a float32 "
          "cumulative sum, which cuts the tail of a peaked row", FILTER_OPS),
         ("logprobs=scaled", "000:70-72", "the returned logprob and top_logprobs are taken after "
@@ -262,6 +266,10 @@ def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
     if reading == "top_k_minus_one=error" and top_k == -1 and p.explicit_k:
         ref.check_params(ref.Params(t, top_p, 1))
         raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
+    if (reading == "explicit_top_p_one=error" and top_p == 1 and p.explicit_p
+            and not refused_in_transit(top_p, top_k)):
+        ref.check_params(ref.Params(t, 0.5, -1))  # the temperature is checked first
+        raise ref.SieveError("SIEVE_ETOPP", "invalid_params", "top_p")
     other = _other_t0(p, reading) if reading in T0_READINGS else None
     if other is not None:
         return other
@@ -429,6 +437,8 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     logits = logits.to(torch.float32)
     ref.check_logits(logits)
     if reading == "topk-above-vocab-errors" and p.top_k > logits.shape[0]:
+        raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
+    if reading == "top_k_vocab=error" and p.top_k != -1 and p.top_k >= logits.shape[0]:
         raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
     x = _engine(logits, engine, reading)
     finite = ~torch.isinf(x)

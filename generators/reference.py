@@ -55,6 +55,9 @@ class Params:
     # Whether the request states top_k; -1 and a top_k left out are the same here, and only a
     # reading of readings.py (an engine that rejects an explicit -1) tells them apart.
     explicit_k: bool = field(default=True, compare=False)
+    # Whether the request states top_p; 1 and a top_p left out are the same here, and only a
+    # reading (an engine that rejects an explicit 1) tells them apart.
+    explicit_p: bool = field(default=False, compare=False)
 
 
 def check_params(p: Params) -> Params:

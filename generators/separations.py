@@ -44,6 +44,8 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "t0=topk1": cold, "t0=argmax": cold,
         "t0=reject": cold, "temperature_floor=0.01": any(EPS <= t < 0.01 for t in numbers),
         "top_k_minus_one=error": any(p.top_k == -1 and p.explicit_k for p in params),
+        "explicit_top_p_one=error": any(p.top_p == 1.0 and p.explicit_p for p in params),
+        "top_k_vocab=error": any(p.top_k != -1 for p in params),
         "topp_one=float32_tail": op == "filter" and any(
             p.top_p == 1.0 and p.top_k != -1 for p in params),
         "logprobs=raw": True, "logprobs=scaled": cut,

@@ -396,6 +396,8 @@ static int filter_checked(const sieve_rule *rule, int spec, const float *logits,
   int rc = sieve_params_check_rule(rule, params, &p);
   if (rc == 0)
     rc = sieve__check_logits(logits, vocab);
+  if (rc == 0)
+    rc = sieve__check_top_k_vocab(rule, &p, vocab);
   if (rc != 0)
     return rc;
   if (!spec && is_deepinfer(rule) && (!engine || engine->force_topk == 0))

@@ -26,6 +26,10 @@ static inline int sieve__axis_read(const sieve_rule *rule, int axis, int value) 
 }
 #define SIEVE__AXIS(rule, AXIS, field) sieve__axis_read((rule), SIEVE_AXIS_##AXIS, (rule)->field)
 
+/* Under top_k_vocab=error, a checked top_k of the vocabulary size or more is SIEVE_ETOPK (after
+ * the parameter and logit checks, where the sampler meets the row); 0 otherwise. */
+int sieve__check_top_k_vocab(const sieve_rule *rule, const sieve_params *checked, size_t vocab);
+
 /* Sorts by key descending, ties by token id ascending: a total order, so the sort is stable. */
 void sieve__rank(sieve__ranked *items, size_t n);
 /* Reorders a run of equal keys for another engine's tie choice (sieve_rule): by token id

@@ -6,7 +6,8 @@
  * with its own code. Only then normalize: a temperature below 1e-5 becomes
  * 1e-5 and resets top_p to 1 and top_k to -1. Because the checks come first,
  * temperature 0 with top_k 0 is an error for top_k (seed 000:63).
- * A top_k left out (SIEVE_TOP_K_UNSET) is -1 under every rule.
+ * A top_k left out (SIEVE_TOP_K_UNSET) is -1, and a top_p left out
+ * (SIEVE_TOP_P_UNSET) is 1, under every rule.
  * Invariant: normalizing a normalized set changes nothing.
  * Other engines' choices (a sieve_rule) change only what the rule's axes say:
  * which temperatures take the temperature-0 rule and what it does (and whether
@@ -32,6 +33,17 @@ static int check_top_p(double p) { return (isnan(p) || !(p > 0.0) || p > 1.0) ? 
 
 static int check_top_k(int64_t k) {
   return (k == -1 || (k >= 1 && k <= SIEVE_TOP_K_MAX)) ? 0 : SIEVE_ETOPK;
+}
+
+/* What top_p means under the rule's explicit_top_p_one axis; an explicit 1 that the rule rejects
+ * becomes 0, so check_top_p reports it. */
+static double top_p_meaning(const sieve_rule *rule, double p) {
+  if (p == SIEVE_TOP_P_UNSET)
+    return 1.0;
+  if (p == 1.0 &&
+      SIEVE__AXIS(rule, EXPLICIT_TOP_P_ONE, explicit_top_p_one) == SIEVE_EXPLICIT_TOP_P_ONE_ERROR)
+    return 0.0;
+  return p;
 }
 
 /* What top_k means under the rule's top_k_zero and top_k_minus_one axes; 0 stays 0 (an error)
@@ -107,7 +119,8 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
   int rc = sieve__check_rule(rule);
   if (rc != 0)
     return rc;
-  sieve_params p = {in->temperature, in->top_p, top_k_meaning(rule, in->top_k)};
+  sieve_params p = {in->temperature, top_p_meaning(rule, in->top_p),
+                    top_k_meaning(rule, in->top_k)};
   rc = check_temperature(rule, p.temperature);
   const int t0 = rc == 0 && takes_t0_rule(rule, p.temperature);
   const int t0_first =
@@ -123,6 +136,12 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
   if (rc == 0)
     *out = p;
   return rc;
+}
+
+int sieve__check_top_k_vocab(const sieve_rule *rule, const sieve_params *checked, size_t vocab) {
+  if (!rule || checked->top_k == -1 || (uint64_t)checked->top_k < vocab)
+    return 0;
+  return SIEVE__AXIS(rule, TOP_K_VOCAB, top_k_vocab) == SIEVE_TOP_K_VOCAB_ERROR ? SIEVE_ETOPK : 0;
 }
 
 int sieve_params_check(const sieve_params *in, sieve_params *out) {

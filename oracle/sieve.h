@@ -9,6 +9,7 @@
 #ifndef SIEVE_H
 #define SIEVE_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,8 +37,10 @@ extern "C" {
 #define SIEVE_ERRNO_MAP(X)                                                                   \
   X(EARG, -1, "invalid argument: a required pointer is NULL")                                \
   X(ETEMPERATURE, -2, "temperature must be a finite number >= 0")                            \
-  X(ETOPP, -3, "top_p must be a number in (0, 1]")                                           \
-  X(ETOPK, -4, "top_k must be -1 or an integer in [1, 2147483647]")                          \
+  X(ETOPP, -3, "top_p must be a number in (0, 1], and below 1 where the rule rejects an "     \
+               "explicit 1")                                                                \
+  X(ETOPK, -4, "top_k must be -1 or an integer in [1, 2147483647], and below the vocabulary " \
+               "size where the rule asks it")                                                \
   X(EVOCAB, -5, "logits: the vocabulary size must be in [1, 2147483647]")                    \
   X(ENAN, -6, "logits: a logit is NaN")                                                      \
   X(EPOSINF, -7, "logits: a logit is +inf")                                                  \
@@ -83,6 +86,11 @@ typedef struct sieve_params {
  * "left out", never an error; INT64_MIN + 1 and below are errors. */
 #define SIEVE_TOP_K_UNSET INT64_MIN
 
+/* A top_p left out of a request: 1, no top-p, under every rule, even one where an explicit 1 is
+ * an error (the explicit_top_p_one axis). Checking turns it into 1. It is -DBL_MAX, so that
+ * value is "left out", never an error; every other negative top_p is an error. */
+#define SIEVE_TOP_P_UNSET (-DBL_MAX)
+
 /*
  * Validates in the seed's order (temperature, top_p, top_k), then normalizes:
  * a temperature below SIEVE_SAMPLING_EPS becomes it, with top_p = 1 and
@@ -126,6 +134,8 @@ typedef struct sieve_engine {
   X(TEMPERATURE_FLOOR, temperature_floor, "the smallest temperature otherwise used")   \
   X(TOP_K_ZERO, top_k_zero, "what top_k = 0 means")                                    \
   X(TOP_K_MINUS_ONE, top_k_minus_one, "what an explicit top_k = -1 means")             \
+  X(EXPLICIT_TOP_P_ONE, explicit_top_p_one, "what an explicit top_p = 1 means")        \
+  X(TOP_K_VOCAB, top_k_vocab, "what a top_k of the vocabulary size or more does")      \
   X(TOPP_ONE, topp_one, "what top_p = 1 does when a top-k is set")                     \
   X(LOGPROBS, logprobs, "the logprob sample returns")                                  \
   X(DRAW, draw, "how the token is drawn")                                              \
@@ -211,6 +221,14 @@ typedef struct sieve_engine {
 #define SIEVE_TOP_K_MINUS_ONE_VALUES(V)                                                 \
   V(TOP_K_MINUS_ONE, OFF, "off", "top_k = -1 means no top-k")                          \
   V(TOP_K_MINUS_ONE, ERROR, "error", "top_k = -1 is an error (leaving it out is off)")
+
+#define SIEVE_EXPLICIT_TOP_P_ONE_VALUES(V)                                              \
+  V(EXPLICIT_TOP_P_ONE, OFF, "off", "top_p = 1 means no top-p")                        \
+  V(EXPLICIT_TOP_P_ONE, ERROR, "error", "top_p = 1 is an error (leaving it out is off)")
+
+#define SIEVE_TOP_K_VOCAB_VALUES(V)                                                     \
+  V(TOP_K_VOCAB, ALL, "all", "a top_k of V or more keeps every token")                 \
+  V(TOP_K_VOCAB, ERROR, "error", "a top_k of V or more is an error")
 
 #define SIEVE_TOPP_ONE_VALUES(V)                                                             \
   V(TOPP_ONE, OFF, "off", "top_p = 1 removes nothing")                                      \

@@ -345,6 +345,29 @@ Test(rules, hf_an_explicit_minus_one_can_be_an_error_while_leaving_it_out_is_off
   cr_expect_eq(out.top_k, -1, "unset is -1 under DeepInfer's rule too");
 }
 
+Test(rules, tgi_an_explicit_top_p_one_can_be_an_error_while_leaving_it_out_is_off) {
+  sieve_rule r = with(SIEVE_AXIS_EXPLICIT_TOP_P_ONE, SIEVE_EXPLICIT_TOP_P_ONE_ERROR);
+  sieve_params one = {1.0, 1.0, -1}, unset = {1.0, SIEVE_TOP_P_UNSET, -1}, out;
+  sieve_params bad_t = {-1.0, 1.0, -1}, bad_k = {1.0, 1.0, 0};
+  cr_expect_eq(sieve_params_check_rule(&r, &one, &out), SIEVE_ETOPP);
+  cr_expect_eq(sieve_params_check_rule(&r, &bad_t, &out), SIEVE_ETEMPERATURE, "T is first");
+  cr_expect_eq(sieve_params_check_rule(&r, &bad_k, &out), SIEVE_ETOPP, "top_p before top_k");
+  cr_assert_eq(sieve_params_check_rule(&r, &unset, &out), 0);
+  cr_expect_eq(out.top_p, 1.0);
+  cr_assert_eq(sieve_params_check_rule(NULL, &unset, &out), 0);
+  cr_expect_eq(out.top_p, 1.0, "unset is 1 under DeepInfer's rule too");
+  cr_expect_eq(sieve_params_check_rule(NULL, &one, &out), 0);
+}
+
+Test(rules, mlx_a_top_k_of_the_vocabulary_size_or_more_can_be_an_error) {
+  sieve_rule r = with(SIEVE_AXIS_TOP_K_VOCAB, SIEVE_TOP_K_VOCAB_ERROR);
+  cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, 6).rc, SIEVE_ETOPK, "V itself");
+  cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, 7).rc, SIEVE_ETOPK);
+  cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, 5).info.kept, 5);
+  cr_expect_eq(run_rule(&r, mat, 6, 0.0, 1.0, 6).rc, 0, "the clamp resets top_k first");
+  cr_expect_eq(run_rule(NULL, mat, 6, 1.0, 1.0, 7).info.kept, 6, "DeepInfer keeps all");
+}
+
 Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
   static float row[1024];
   static double lp[1024];

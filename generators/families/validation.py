@@ -70,7 +70,14 @@ def cases():
         out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
                                   f"The filter checks its parameters the same way: temperature "
                                   f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k,
-                                  explicit_k=True))
+                                  explicit_k=True, explicit_p=True))
+    out.append(ff.filter_case(f"{F}/filter-explicit-top-p-1", F, "000:32",
+                              "An explicit top_p 1 on a filter row is accepted and removes "
+                              "nothing.", row, 1.0, 1.0, -1, explicit_p=True,
+                              axis="explicit_top_p_one"))
+    out.append(ff.filter_case(f"{F}/filter-top-k-equal-to-v", F, "000:32",
+                              "top_k 3 on 3 logits is accepted and keeps all three.", row, 1.0,
+                              1.0, 3, axis="top_k_vocab"))
     return out + _error_pairs(F)
 
 

@@ -71,7 +71,8 @@ def run_section(name, data, profile, axes):
              + ("every determined axis agrees" if agrees else f"differs on {fp['differs']}"), "",
              "| axis | found | profile | evidence |", "|---|---|---|---|"]
     for a in axes:
-        f = found[a["axis"]]
+        f = found.get(a["axis"], {"verdict": "not recorded",
+                                  "evidence": "the axis is newer than this run"})
         lines.append(f"| `{a['axis']}` | {f['verdict']} | "
                      f"{profile['axes'][a['axis']]['value']} | {f['evidence']} |")
     return lines + fit_section(data)

@@ -512,10 +512,22 @@ static mask probe_top_k_minus_one(prober *pr) {
                       ONE(TOP_K_MINUS_ONE, ERROR));
 }
 
+static mask probe_explicit_top_p_one(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_EXPLICIT_TOP_P_ONE, "{\"top_p\":1}",
+                      ONE(EXPLICIT_TOP_P_ONE, OFF), ONE(EXPLICIT_TOP_P_ONE, ERROR));
+}
+
+/* top_k = 6 on the six-token row: V itself, which an engine that needs top_k < V rejects. */
+static mask probe_top_k_vocab(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_TOP_K_VOCAB, "{\"top_k\":6}", ONE(TOP_K_VOCAB, ALL),
+                      ONE(TOP_K_VOCAB, ERROR));
+}
+
 /* A peaked row, 18 then 1023 logits from 0 down by 1/4096: a float32 softmax loses the tail's
  * terms (about e^-18 each) in its sum, so a float32 cumulative sum passes 1 before the end and
  * top_p = 1 cuts the tail, whether the total is added in 1, 2, 4, 8, 16 or 32 lanes. The tail's
- * logits differ, so a cut that keeps every tied token (topp_ties all) still shows. */
+ * logits differ, so a cut that keeps every tied token (topp_ties all) still shows. top_k is
+ * 1023, below V, which an engine that needs top_k < V (top_k_vocab error) accepts. */
 static mask probe_topp_one(prober *pr) {
   char a[64];
   if (topp_ignored(pr))
@@ -528,14 +540,14 @@ static mask probe_topp_one(prober *pr) {
   }
   jbuf_raw(&row, "]");
   row_answer r = row.data && !row.failed
-                     ? pr_filter_row(pr, row.data, "{\"top_p\":1,\"top_k\":1024}")
+                     ? pr_filter_row(pr, row.data, "{\"top_p\":1,\"top_k\":1023}")
                      : (row_answer){0};
   jbuf_free(&row);
   if (!r.answered)
     return ALL(TOPP_ONE);
-  pr_note(pr, SIEVE_AXIS_TOPP_ONE, "(18, then 1023 from 0 by -1/4096) top_p 1 top_k 1024 keeps %s",
+  pr_note(pr, SIEVE_AXIS_TOPP_ONE, "(18, then 1023 from 0 by -1/4096) top_p 1 top_k 1023 keeps %s",
           pr_describe(&r, a, sizeof a));
-  return r.error ? 0 : r.kept == 1024 ? ONE(TOPP_ONE, OFF) : ONE(TOPP_ONE, FLOAT32_TAIL);
+  return r.error ? 0 : r.kept == 1023 ? ONE(TOPP_ONE, OFF) : ONE(TOPP_ONE, FLOAT32_TAIL);
 }
 
 /* ------------------------------------------------------------ sample */
@@ -754,6 +766,8 @@ mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_TEMPERATURE_FLOOR] = probe_temperature_floor,
     [SIEVE_AXIS_TOP_K_ZERO] = probe_top_k_zero,
     [SIEVE_AXIS_TOP_K_MINUS_ONE] = probe_top_k_minus_one,
+    [SIEVE_AXIS_EXPLICIT_TOP_P_ONE] = probe_explicit_top_p_one,
+    [SIEVE_AXIS_TOP_K_VOCAB] = probe_top_k_vocab,
     [SIEVE_AXIS_TOPP_ONE] = probe_topp_one,
     [SIEVE_AXIS_LOGPROBS] = probe_logprobs,
     [SIEVE_AXIS_DRAW] = probe_draw,

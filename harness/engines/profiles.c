@@ -35,6 +35,10 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("seed 000:9 (only the 1e-5 clamp)"),
       A(TOP_K_ZERO) = SEEN("seed 000:32, sampling_params.py:96-99"),
       A(TOP_K_MINUS_ONE) = SEEN("seed 000:32 (-1 is off)"),
+      A(EXPLICIT_TOP_P_ONE) = SEEN(
+          "seed 000:32: top_p must be in (0, 1], so 1 is accepted, and 000:17: it removes nothing"),
+      A(TOP_K_VOCAB) = SEEN(
+          "seed 000:32: a top_k larger than the vocabulary keeps all tokens (fused_sample.py:149)"),
       A(TOPP_ONE) = SEEN("seed 000:17 (top_p = 1 removes nothing)"),
       A(LOGPROBS) = SEEN("seed 000:70-72, fused_sample.py:51-52"),
       A(DRAW) = SEEN("seed 000:34-50, random_sampling.py:17-20"),
@@ -72,6 +76,8 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("seed 002:55 (logits / temperature, no floor)"),
       A(TOP_K_ZERO) = SEEN("seed 002:78-80 (top_k 0: nothing removed)"),
       A(TOP_K_MINUS_ONE) = UNCONFIRMED("seed 002 does not say what a negative top_k does"),
+      A(EXPLICIT_TOP_P_ONE) = SEEN("seed 002:99: top_p >= 1 returns the logits; nothing checks it"),
+      A(TOP_K_VOCAB) = UNCONFIRMED("seed 002 does not say what a top_k of V or more does"),
       A(TOPP_ONE) = SEEN("seed 002:99 (top_p >= 1 returns the logits)"),
       A(LOGPROBS) = UNCONFIRMED("seed 002 returns no logprobs"),
       A(DRAW) = SEEN("seed 002:18, 002:140 (rng.random)"),
@@ -118,6 +124,11 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("same: 0 < T < _MAX_TEMP (0.01) becomes 0.01"),
       A(TOP_K_ZERO) = SEEN("same, _verify_args: 0 (or -1) disables top-k"),
       A(TOP_K_MINUS_ONE) = SEEN("same: -1 accepted as off; -2 raises"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("vllm/sampling_params.py _verify_args: 0 < top_p <= 1 (2a69949)"),
+      A(TOP_K_VOCAB) =
+          SEEN("vllm/v1/worker/gpu_input_batch.py InputBatch.add_request: a top_k of V or more "
+               "becomes V (2a69949)"),
       A(TOPP_ONE) = SEEN("vllm/v1/sample/sampler.py: top_p 1 builds no top-p tensor; run: 32000 "
                          "of 32000 kept"),
       A(LOGPROBS) = SEEN("vllm/v1/sample/sampler.py: logprobs_mode defaults to raw_logprobs"),
@@ -167,6 +178,11 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("same: no floor"),
       A(TOP_K_ZERO) = SEEN("same, verify: top_k must be -1 (disable) or at least 1"),
       A(TOP_K_MINUS_ONE) = SEEN("same: -1 becomes TOP_K_ALL"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("srt/sampling/sampling_params.py verify: 0 < top_p <= 1 (15a4398)"),
+      A(TOP_K_VOCAB) =
+          SEEN("srt/layers/sampler.py: ranks >= top_k are masked, so a top_k of V or more keeps "
+               "all (15a4398)"),
       A(TOPP_ONE) = SEEN("sampler.py: with a top-k set the function runs at top_p 1; run: 28024 "
                          "of 32000 kept on a peaked row (torch's float32 softmax and cumsum)"),
       A(LOGPROBS) = SEEN("sampler.py Sampler.forward: torch.log(probs) after temperature, before "
@@ -220,6 +236,11 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("no floor: T = 1e-7 divides by 1e-7"),
       A(TOP_K_ZERO) = SEEN("_get_logits_processor: no TopKLogitsWarper at top_k 0"),
       A(TOP_K_MINUS_ONE) = SEEN("TopKLogitsWarper: top_k has to be a strictly positive integer"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("TopPLogitsWarper.__init__ accepts 0 <= top_p <= 1; _get_logits_processor "
+               "adds no warper at 1 (c49429e)"),
+      A(TOP_K_VOCAB) =
+          SEEN("TopKLogitsWarper.__call__: top_k = min(top_k, scores.size(-1)) (c49429e)"),
       A(TOPP_ONE) = SEEN("_get_logits_processor: no TopPLogitsWarper at top_p 1"),
       A(LOGPROBS) = SEEN("none by default; compute_transition_scores(normalize_logits=True) "
                          "gives the processed logprobs"),
@@ -269,6 +290,10 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("TemperatureLogitsWarper: no floor"),
       A(TOP_K_ZERO) = SEEN("MultinomialSampler: k = V unless top_k > 0"),
       A(TOP_K_MINUS_ONE) = SEEN("same: top_k > 0 only"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("src/generation/logits_process.js TopPLogitsWarper: 0 <= top_p <= 1 accepted"),
+      A(TOP_K_VOCAB) = SEEN("src/generation/logits_sampler.js MultinomialSampler.sample: k = "
+                            "Math.min(top_k, V)"),
       A(TOPP_ONE) = SEEN("not applied, so top_p = 1 removes nothing"),
       A(LOGPROBS) = SEEN("MultinomialSampler.sample returns log(softmax over the top k of the "
                          "scaled logits)"),
@@ -304,6 +329,9 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("seed 004:54-56 (no other clamp)"),
       A(TOP_K_ZERO) = SEEN("seed 004:165, 004:290 (top_k > 0)"),
       A(TOP_K_MINUS_ONE) = SEEN("seed 004:165 (k <= 0 is no filter)"),
+      A(EXPLICIT_TOP_P_ONE) =
+          UNCONFIRMED("seed 004 does not say whether an explicit top_p = 1 is accepted"),
+      A(TOP_K_VOCAB) = UNCONFIRMED("seed 004 does not say what a top_k of V or more does"),
       A(TOPP_ONE) = UNCONFIRMED("seed 004 does not say what top_p = 1 does"),
       A(LOGPROBS) = UNCONFIRMED("seed 004 does not say which logprobs are returned"),
       A(DRAW) = SEEN("seed 004:297 (multinomial_sample)"),
@@ -344,6 +372,10 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("llama_sampler_temp_impl: no floor"),
       A(TOP_K_ZERO) = SEEN("llama_sampler_top_k_impl: k <= 0 returns, nothing removed"),
       A(TOP_K_MINUS_ONE) = SEEN("same: k <= 0"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("tools/server/server-task.cpp params_from_json_cmpl checks no top_p; "
+               "llama_sampler_top_p_apply: p >= 1 returns"),
+      A(TOP_K_VOCAB) = SEEN("src/llama-sampler.cpp llama_sampler_top_k_impl: k = min(k, size)"),
       A(TOPP_ONE) = SEEN("llama_sampler_top_p_apply: p >= 1 returns"),
       A(LOGPROBS) = SEEN("the chain's own probabilities: cur_p after dist holds the softmax of "
                          "the kept candidates at their final logits (tools/server returns these "
@@ -366,6 +398,7 @@ const engine_profile profiles[] = {
       .t0_below = SIEVE_T0_BELOW_ZERO,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
+      .top_k_vocab = SIEVE_TOP_K_VOCAB_ERROR,
       .logprobs = SIEVE_LOGPROBS_RAW,
       .draw = SIEVE_DRAW_OWN},
      {A(RANK_KEY) = SEEN(
@@ -387,6 +420,11 @@ const engine_profile profiles[] = {
       A(TEMPERATURE_FLOOR) = SEEN("make_sampler: none"),
       A(TOP_K_ZERO) = SEEN("make_sampler: top_k > 0 only"),
       A(TOP_K_MINUS_ONE) = SEEN("make_sampler: top_k > 0 only (server.py rejects -1)"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("server.py validate_model_parameters: 0 <= top_p <= 1 (d78bf58)"),
+      A(TOP_K_VOCAB) =
+          SEEN("mlx_lm/sample_utils.py apply_top_k: ValueError unless 0 < top_k < vocab_size, "
+               "raised when the sampler runs (d78bf58)"),
       A(TOPP_ONE) = SEEN("make_sampler: top-p only when 0 < top_p < 1"),
       A(LOGPROBS) = SEEN("generate.py generate_step: logits - logsumexp(logits), before the "
                          "sampler"),
@@ -432,6 +470,10 @@ const engine_profile profiles[] = {
                                   "temperature the t0 rule leaves"),
       A(TOP_K_ZERO) = SEEN("sample/transforms.go topK: k <= 0 sorts only"),
       A(TOP_K_MINUS_ONE) = SEEN("same: k <= 0"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("sample/samplers.go NewSampler checks no top_p; transforms.go topP: p >= 1 "
+               "returns (f63eea3)"),
+      A(TOP_K_VOCAB) = SEEN("sample/transforms.go topK: k >= len(ts) keeps all (f63eea3)"),
       A(TOPP_ONE) = SEEN("sample/transforms.go topP: p == 1 returns"),
       A(LOGPROBS) = SEEN("runner/common/logprob.go CalculateLogprobs: log-softmax of the raw "
                          "logits"),
@@ -476,6 +518,11 @@ const engine_profile profiles[] = {
                                   "max(T, 1e-5))"),
       A(TOP_K_ZERO) = SEEN("sampling_utils.py: top_k or vocab_size"),
       A(TOP_K_MINUS_ONE) = SEEN("sampling_params.py: a negative top_k raises ValueError"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("tensorrt_llm/_torch/pyexecutor/sampling_utils.py resolve_sampling_strategy: "
+               "top_p or 1.0, no check (053c42c)"),
+      A(TOP_K_VOCAB) =
+          SEEN("same: need_top_k = top_k < vocab_size, so V or more keeps all (053c42c)"),
       A(TOPP_ONE) = SEEN("sampling_utils.py: top-p only when top_p < 1"),
       A(LOGPROBS) = UNCONFIRMED("raw per the API docs and PR #9675 (logprobs_mode "
                                 "LogprobMode.RAW); the enum's own file was not read"),
@@ -519,6 +566,10 @@ const engine_profile profiles[] = {
                            "fails with InvalidInput"),
       A(TOP_K_MINUS_ONE) = SEEN("Sampling::TopK { k: usize }; the CLIs' top_k: Option<usize> "
                                 "rejects -1, and leaving it out is off"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("generation/mod.rs LogitsProcessor::new checks nothing; sample_f: p >= 1 samples "
+               "from all (2a13b0f)"),
+      A(TOP_K_VOCAB) = SEEN("generation/mod.rs sample_topk: top_k >= V samples from all (2a13b0f)"),
       A(TOPP_ONE) = SEEN("mod.rs sample_topk_topp: k >= V runs sample_topp(p = 1) unguarded; "
                          "k < V runs it when the float32 mass of the k exceeds 1"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: LogitsProcessor::sample returns the token alone"),
@@ -564,6 +615,9 @@ const engine_profile profiles[] = {
                            "vocabulary"),
       A(TOP_K_MINUS_ONE) = SEEN("openai.rs ChatCompletionRequest: top_k: Option<usize> rejects -1; "
                                 "leaving it out is off"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("engine/add_request.rs add_request: top_p unwrap_or(1.0), no check (9e92262)"),
+      A(TOP_K_VOCAB) = SEEN("sampler.rs partial_sort_top_k: k = k.min(n) (9e92262)"),
       A(TOPP_ONE) = SEEN("sampler.rs sample_top_kp_min_p: top-p only if 0 < top_p < 1"),
       A(LOGPROBS) = SEEN("sampler.rs sample_multinomial: ln of softmax(logits / T) before the "
                          "filters"),
@@ -609,6 +663,9 @@ const engine_profile profiles[] = {
                                   "pydantic drops it), 0 as off, but also 5, which no value "
                                   "describes"),
       A(TOP_K_MINUS_ONE) = UNCONFIRMED("not applicable: every top_k is ignored"),
+      A(EXPLICIT_TOP_P_ONE) =
+          SEEN("cpp/serve/config.cc GenerationConfig::Validate: 0 <= top_p <= 1 (79d603f)"),
+      A(TOP_K_VOCAB) = UNCONFIRMED("not applicable: it has no top_k"),
       A(TOPP_ONE) = SEEN("cpu_sampler.cc RenormalizeProbByTopP: top_p == 1 returns"),
       A(LOGPROBS) = SEEN("data.cc TokenToLogProbJSON: log(max(p, 1e-10)) of the top-p "
                          "renormalized row"),
@@ -650,6 +707,9 @@ const engine_profile profiles[] = {
       A(TOP_K_ZERO) = UNCONFIRMED("neither value: k = 0 is not validated and masks every logit "
                                   "(read, not run)"),
       A(TOP_K_MINUS_ONE) = SEEN("-1 wraps to a uint32 >= vocab: off"),
+      A(EXPLICIT_TOP_P_ONE) =
+          UNCONFIRMED("a kernel library: the engine that calls it checks top_p"),
+      A(TOP_K_VOCAB) = UNCONFIRMED("not read: what the kernel does with top_k >= V"),
       A(TOPP_ONE) = SEEN("sampling.cuh: the kernel still runs at top_p = 1, comparing a float32 "
                          "sum with 1.0f"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
@@ -681,6 +741,9 @@ const engine_profile profiles[] = {
       A(TOP_K_ZERO) = UNCONFIRMED("neither value: k = 0 never accepts and returns token 0 with "
                                   "valid = false (read, not run)"),
       A(TOP_K_MINUS_ONE) = SEEN("-1 wraps to a uint32 >= vocab: off"),
+      A(EXPLICIT_TOP_P_ONE) =
+          UNCONFIRMED("a kernel library: the engine that calls it checks top_p"),
+      A(TOP_K_VOCAB) = UNCONFIRMED("not read: what the kernel does with top_k >= V"),
       A(TOPP_ONE) = SEEN("sampling.cuh: the kernel compares a float32 sum with 1.0f at "
                          "top_p = 1"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),

@@ -122,7 +122,7 @@ static int from_case(const cJSON *c, row_input *in, char *err, size_t len) {
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(params, "top_p");
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(params, "top_k");
   in->params = (sieve_params){cJSON_IsNumber(t) ? t->valuedouble : 1.0,
-                              cJSON_IsNumber(p) ? p->valuedouble : 1.0,
+                              cJSON_IsNumber(p) ? p->valuedouble : SIEVE_TOP_P_UNSET,
                               cJSON_IsNumber(k) ? (int64_t)k->valuedouble : SIEVE_TOP_K_UNSET};
   const cJSON *seed = cJSON_GetObjectItemCaseSensitive(row, "seed");
   const cJSON *position = cJSON_GetObjectItemCaseSensitive(row, "position");
@@ -249,7 +249,7 @@ static int explain_row(const explain_request *rq, row_input *in) {
   if (in->params.top_k != SIEVE_TOP_K_UNSET)
     snprintf(top_k, sizeof top_k, "%lld", (long long)in->params.top_k);
   printf("sieve explain: %s%zu logits, T %g, top_p %g, top_k %s\n",
-         rq->fixture_case ? "" : "a row of ", in->vocab, in->params.temperature, in->params.top_p,
+         rq->fixture_case ? "" : "a row of ", in->vocab, in->params.temperature, row_top_p(in),
          top_k);
   if (e[0].rc == 0)
     print_table(stdout, in, e, n_rules);

@@ -151,7 +151,7 @@ static void describe_params(const row_input *in, char *out, size_t len) {
   if (in->params.top_k != SIEVE_TOP_K_UNSET)
     snprintf(top_k, sizeof top_k, "%lld", (long long)in->params.top_k);
   int n = snprintf(out, len, "V = %zu · temperature %g · top_p %g · top_k %s", in->vocab,
-                   in->params.temperature, in->params.top_p, top_k);
+                   in->params.temperature, row_top_p(in), top_k);
   if (in->has_key && n > 0 && (size_t)n < len)
     snprintf(out + n, len - (size_t)n, " · seed %llu · position %llu",
              (unsigned long long)in->key.seed, (unsigned long long)in->key.position);
@@ -265,7 +265,7 @@ static size_t legend_entries(const picture *pic, legend_entry *out) {
   out[n++] = (legend_entry){MARKED_LINE, MASS, "mass before the token (right axis)"};
   if (pic->any_topp) {
     out[n] = (legend_entry){DASHED_LINE, TOPP, ""};
-    snprintf(out[n++].label, sizeof out->label, "top_p = %g (right axis)", pic->in->params.top_p);
+    snprintf(out[n++].label, sizeof out->label, "top_p = %g (right axis)", row_top_p(pic->in));
   }
   if (pic->any_cut)
     out[n++] = (legend_entry){CUT_LINE, INK, "cut: the first rank top-k or top-p removes"};

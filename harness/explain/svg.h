@@ -19,6 +19,11 @@ typedef struct row_input {
   int has_key;
 } row_input;
 
+/* The row's top_p as shown: 1 where it was left out (SIEVE_TOP_P_UNSET). */
+static inline double row_top_p(const row_input *in) {
+  return in->params.top_p == SIEVE_TOP_P_UNSET ? 1.0 : in->params.top_p;
+}
+
 /* One rule's steps on the row. */
 typedef struct explained {
   const char *name;

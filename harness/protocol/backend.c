@@ -43,11 +43,14 @@ int backend_supports(const sieve_impl *impl, const char *op) {
   return 0;
 }
 
-/* A library (ABI 1) knows no SIEVE_TOP_K_UNSET: a top_k left out reaches it as -1, off. */
+/* A library (ABI 1) knows no SIEVE_TOP_K_UNSET nor SIEVE_TOP_P_UNSET: a top_k left out reaches it
+ * as -1 and a top_p left out as 1, both off. */
 static sieve_params for_library(const sieve_params *p) {
   sieve_params q = *p;
   if (q.top_k == SIEVE_TOP_K_UNSET)
     q.top_k = -1;
+  if (q.top_p == SIEVE_TOP_P_UNSET)
+    q.top_p = 1.0;
   return q;
 }
 

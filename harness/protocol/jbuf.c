@@ -212,8 +212,10 @@ void jbuf_params(jbuf *b, const sieve_params *p, int requesting) {
   jbuf_char(b, '{');
   jbuf_key(b, "temperature", 0);
   jbuf_num(b, p->temperature);
-  jbuf_key(b, "top_p", 1);
-  jbuf_num(b, p->top_p);
+  if (p->top_p != SIEVE_TOP_P_UNSET) {
+    jbuf_key(b, "top_p", 1);
+    jbuf_num(b, p->top_p);
+  }
   if (!requesting || p->top_k != -1) {
     jbuf_key(b, "top_k", 1);
     jbuf_int(b, p->top_k);

@@ -188,10 +188,11 @@ static int param_top_k(const cJSON *obj, const char *path, int64_t *out, req_err
   return 0;
 }
 
+/* Left out, top_p is SIEVE_TOP_P_UNSET: off under every rule, even one that rejects an explicit
+ * 1; an explicit -DBL_MAX, that value, is carried as another negative, an error alike. */
 int req_params(const cJSON *item, const char *path, sieve_params *out, req_error *e) {
   static const char *const keys[] = {"temperature", "top_p", "top_k", NULL};
-  *out = (sieve_params)SIEVE_PARAMS_DEFAULT;
-  out->top_k = SIEVE_TOP_K_UNSET;
+  *out = (sieve_params){1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET};
   if (!item)
     return 0;
   if (req_check_keys(item, keys, path, e) != 0)
@@ -199,6 +200,8 @@ int req_params(const cJSON *item, const char *path, sieve_params *out, req_error
   if (param_number(item, "temperature", path, &out->temperature, e) != 0 ||
       param_number(item, "top_p", path, &out->top_p, e) != 0)
     return -1;
+  if (req_get(item, "top_p") && out->top_p == SIEVE_TOP_P_UNSET)
+    out->top_p = -1.0;
   return param_top_k(item, path, &out->top_k, e);
 }
 

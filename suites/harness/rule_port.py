@@ -3,7 +3,7 @@ the values' descriptions (`sieve axes`) the way an engine writes its sampler: fl
 a float32 softmax, a stable sort, float32 running masses. It answers hello, validate and filter
 through the Python template (harness/adapters/python_adapter.py), so the axes of sample and
 speculate (logprobs, draw, spec_*) are not its to answer, and the fixtures of those ops are
-skipped.
+skipped. Nor is explicit_top_p_one=error: the template gives a top_p left out as 1.
 
     rule_port.py [AXIS=VALUE,...]     (DeepInfer's rule when none is given)
 
@@ -27,7 +27,7 @@ DEEPINFER = {"rank_key": "probability", "topp_scope": "full", "boundary": "gt",
              "topp_ties": "lowest", "topk_ties": "by_id", "temperature_at": "before",
              "temperature_op": "reciprocal", "t0_below": "below_1e-5", "t0": "clamp",
              "check_order": "checks_first", "temperature_floor": "none", "top_k_zero": "error",
-             "top_k_minus_one": "off", "topp_one": "off"}
+             "top_k_minus_one": "off", "top_k_vocab": "all", "topp_one": "off"}
 RULE = dict(DEEPINFER)
 
 
@@ -179,6 +179,8 @@ def port_filter(logits, temperature, top_k, top_p, engine=None):
     greedy = t == 0.0
     after = greedy or (t != 1.0 and axis("temperature_at") == "after")
     logits = template.deepinfer_logits(logits, engine or {}, 1.0)  # scaled_row checks overflow
+    if k != -1 and k >= len(logits) and axis("top_k_vocab") == "error":
+        raise Rejected("top_k", "top_k must be below the vocabulary size")
     ranked = Ranked(scaled_row(logits, 1.0 if after else t))
     kept = ranked.ids[:1 if greedy else ranked.keep(k, top_p)]
     scaled = scaled_row(logits, 1.0 if greedy else t)
@@ -204,6 +206,9 @@ if __name__ == "__main__":
         name, _, value = pair.partition("=")
         if name in DEEPINFER:
             RULE[name] = value
+        elif name == "explicit_top_p_one" and value != "off":
+            sys.exit("rule_port.py: the template gives a top_p left out as 1, so this port cannot "
+                     "reject an explicit 1 alone")
     template.answer = answer
     template.sampler_params = rule_params
     template.filter_logprobs = port_filter

@@ -166,7 +166,7 @@ def record(sieve, name, impl):
     path = RUNS / f"{name}.json"
     data = json.loads(path.read_text()) if path.exists() else {"run": {}}
     _, data["fingerprint"] = fingerprint(sieve, name, impl)
-    data["fingerprint"]["impl"] = data["run"].get("impl", data["fingerprint"]["impl"])
+    data["fingerprint"]["impl"] = data["run"].get("impl") or data["fingerprint"].get("impl")
     _, report = sieve_json(sieve, "run", "--impl", impl, *SUITES)
     data["fit"] = recorded_fit(report.get("diagnosis", {}))
     path.write_text(json.dumps(data, indent=1) + "\n")
