@@ -310,11 +310,12 @@ class NotSeparating(ValueError):
 def case(cid: str, family: str, seed_ref: str, description: str, request: dict,
          expect: dict, readings=(), axis=None, separates=()) -> dict:
     """A case with the readings it separates. Its axis is the one the family names (which one
-    of its readings must have), else the first reading's, else "none"; `separates` names the
-    readings its description claims it tells from the rule, each of which must."""
+    of its readings must have; "none" for a case about no axis that a reading separates by the
+    way), else the first reading's, else "none"; `separates` names the readings its description
+    claims it tells from the rule, each of which must."""
     import readings as rd
     axes, found = [r["axis"] for r in readings], {r["name"] for r in readings}
-    if axis is not None and axis not in axes:
+    if axis not in (None, "none") and axis not in axes:
         of_axis = [r.name for r in rd.READINGS if r.axis == axis]
         raise NotSeparating(f"{cid} claims axis {axis}, but none of its readings "
                             f"({', '.join(of_axis) or 'none'}) gives another answer here; it "
@@ -393,15 +394,17 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
 
 
 def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1,
-                  axis=None) -> dict:
-    request = {"op": "validate", "params": params_json(t, top_p, top_k)}  # all stated
+                  axis=None, explicit_p=False) -> dict:
+    """Every parameter stated but a top_p of 1, unless explicit_p (the cases about it)."""
+    request = {"op": "validate", "params": params_json(t, top_p, top_k, explicit_p=explicit_p)}
     try:
         p = ref.check_params(ref.Params(t, top_p, top_k))
         expect = {"params": {"temperature": exact(p.temperature), "top_p": exact(p.top_p),
                              "top_k": p.top_k}}
     except ref.SieveError as e:
         expect = error(e)
-    params, sep = ref.Params(t, top_p, top_k, explicit_p=True), _separations()
+    params = ref.Params(t, top_p, top_k, explicit_p=explicit_p or top_p != 1.0)
+    sep = _separations()
     found = sep.records("validate", expect, sep.validate_run(params), [params])
     return case(cid, family, seed_ref, description, request, expect, found, axis)
 

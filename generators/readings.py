@@ -13,7 +13,7 @@ make_fixtures.py checks that on every case.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -179,6 +179,10 @@ READINGS = (
          "top_k out means off)", FILTER_OPS + ("validate",)),
         ("explicit_top_p_one=error", "000:32", "an explicit top_p = 1 is rejected (only leaving "
          "top_p out means off: TGI's validation)", FILTER_OPS + ("validate",)),
+        ("param_precision=float32", "000:63", "temperature and top_p are rounded to float32 "
+         "before the checks (TGI's router parses them as f32)", FILTER_OPS + ("validate",)),
+        ("top_k_max=none", "000:32", "a top_k above the int32 maximum is accepted (no largest: "
+         "vLLM, SGLang, transformers)", FILTER_OPS + ("validate",)),
         ("top_k_vocab=error", "000:32", "a top_k of the vocabulary size or more is an error "
          "(MLX-LM's apply_top_k needs 0 < top_k < V)", FILTER_OPS),
         ("topp_one=float32_tail", "000:17", "top_p = 1 with a top-k set still compares a float32 "
@@ -214,6 +218,12 @@ def refused_in_transit(top_p, top_k) -> bool:
 
 def bad_top_p(top_p) -> bool:
     return top_p != top_p or not 0 < top_p <= 1
+
+
+def above_int32(top_k) -> bool:
+    """A whole top_k above the int32 maximum (the top_k_max axis)."""
+    return isinstance(top_k, (int, float)) and math.isfinite(top_k) and float(top_k).is_integer() \
+        and top_k > ref.TOP_K_MAX
 
 
 def bad_top_k(top_k) -> bool:
@@ -261,7 +271,19 @@ def _other_t0(p: ref.Params, reading) -> Optional[ref.Params]:
     return None
 
 
+def to_float32(x):
+    """A float parameter rounded to float32 (an infinity beyond its range), as an engine that
+    reads parameters as float32 holds it; anything else as it is."""
+    if not isinstance(x, float) or not math.isfinite(x):
+        return x
+    with np.errstate(over="ignore"):
+        return float(np.float32(x))
+
+
 def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
+    if reading == "param_precision=float32":
+        p, reading = replace(p, temperature=to_float32(p.temperature),
+                             top_p=to_float32(p.top_p)), None
     t, top_p, top_k = p.temperature, p.top_p, p.top_k
     if reading == "top_k_minus_one=error" and top_k == -1 and p.explicit_k:
         ref.check_params(ref.Params(t, top_p, 1))
@@ -279,6 +301,9 @@ def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
     if (reading == "check_order=t0_rule_top_k_first" and bad_top_p(top_p) and bad_top_k(top_k)
             and not refused_in_transit(top_p, top_k)):
         ref.check_params(ref.Params(t, 1.0, top_k))  # the temperature, then top_k's error
+    if reading == "top_k_max=none" and above_int32(top_k) and not refused_in_transit(top_p, top_k):
+        checked = ref.check_params(ref.Params(t, top_p, ref.TOP_K_MAX))  # as many: every token
+        return checked if checked.top_k == -1 else replace(checked, top_k=top_k)
     if reading == "topk-zero-is-off" and top_k == 0:
         top_k = -1
     if reading == "top-p-zero-is-off" and top_p == 0:

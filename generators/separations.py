@@ -46,6 +46,9 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "top_k_minus_one=error": any(p.top_k == -1 and p.explicit_k for p in params),
         "explicit_top_p_one=error": any(p.top_p == 1.0 and p.explicit_p for p in params),
         "top_k_vocab=error": any(p.top_k != -1 for p in params),
+        "top_k_max=none": any(rd.above_int32(p.top_k) for p in params),
+        "param_precision=float32": any(rd.to_float32(x) != x for p in params
+                                       for x in (p.temperature, p.top_p)),
         "topp_one=float32_tail": op == "filter" and any(
             p.top_p == 1.0 and p.top_k != -1 for p in params),
         "logprobs=raw": True, "logprobs=scaled": cut,

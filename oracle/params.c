@@ -13,7 +13,10 @@
  * which temperatures take the temperature-0 rule and what it does (and whether
  * a negative one is accepted, to take that rule or to scale the logits), whether
  * that rule applies before top_p and top_k are checked and which of them is
- * checked first, a temperature floor, and whether top_k 0 or -1 means off.
+ * checked first, a temperature floor, whether top_k 0 or -1 means off, whether
+ * an explicit top_p = 1 is accepted, whether a top_k above the int32 maximum
+ * is, (sieve__check_top_k_vocab) whether a top_k of V or more is, and whether
+ * temperature and top_p are rounded to float32 first.
  */
 #include <math.h>
 
@@ -31,8 +34,13 @@ static int check_temperature(const sieve_rule *rule, double t) {
 
 static int check_top_p(double p) { return (isnan(p) || !(p > 0.0) || p > 1.0) ? SIEVE_ETOPP : 0; }
 
-static int check_top_k(int64_t k) {
-  return (k == -1 || (k >= 1 && k <= SIEVE_TOP_K_MAX)) ? 0 : SIEVE_ETOPK;
+/* -1 or a positive top_k, at most SIEVE_TOP_K_MAX unless the rule has no largest (top_k_max). */
+static int check_top_k(const sieve_rule *rule, int64_t k) {
+  if (k == -1 || (k >= 1 && k <= SIEVE_TOP_K_MAX))
+    return 0;
+  return k > SIEVE_TOP_K_MAX && SIEVE__AXIS(rule, TOP_K_MAX, top_k_max) == SIEVE_TOP_K_MAX_NONE
+             ? 0
+             : SIEVE_ETOPK;
 }
 
 /* What top_p means under the rule's explicit_top_p_one axis; an explicit 1 that the rule rejects
@@ -97,7 +105,7 @@ static int apply_t0(const sieve_rule *rule, sieve_params *p) {
 
 /* top_p, then top_k; another engine checks top_k first, which shows when both are bad. */
 static int check_filters(const sieve_rule *rule, const sieve_params *p) {
-  const int bad_p = check_top_p(p->top_p), bad_k = check_top_k(p->top_k);
+  const int bad_p = check_top_p(p->top_p), bad_k = check_top_k(rule, p->top_k);
   if (bad_p && bad_k &&
       SIEVE__AXIS(rule, CHECK_ORDER, check_order) == SIEVE_CHECK_ORDER_T0_RULE_TOP_K_FIRST)
     return bad_k;
@@ -111,6 +119,25 @@ static void apply_floor(const sieve_rule *rule, sieve_params *p) {
     p->temperature = 0.01;
 }
 
+/* x rounded to float32, to nearest: from FLT_MAX and half its ulp on, an infinity (converting
+ * a double beyond FLT_MAX with a cast would be undefined). */
+static double to_float32(double x) {
+  if (fabs(x) > FLT_MAX)
+    return fabs(x) < 0x1.ffffffp127 ? copysign(FLT_MAX, x) : copysign(INFINITY, x);
+  return (double)(float)x;
+}
+
+/* x as the rule reads it: rounded to float32 under param_precision=float32 (the axis read only
+ * where the rounding changes x). */
+static double read_param(const sieve_rule *rule, double x) {
+  const double rounded = to_float32(x);
+  if (isnan(x) || rounded == x)
+    return x;
+  return SIEVE__AXIS(rule, PARAM_PRECISION, param_precision) == SIEVE_PARAM_PRECISION_FLOAT32
+             ? rounded
+             : x;
+}
+
 int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, sieve_params *out) {
   static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
   rule = rule ? rule : &deepinfer;
@@ -119,7 +146,8 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
   int rc = sieve__check_rule(rule);
   if (rc != 0)
     return rc;
-  sieve_params p = {in->temperature, top_p_meaning(rule, in->top_p),
+  const double top_p = in->top_p == SIEVE_TOP_P_UNSET ? in->top_p : read_param(rule, in->top_p);
+  sieve_params p = {read_param(rule, in->temperature), top_p_meaning(rule, top_p),
                     top_k_meaning(rule, in->top_k)};
   rc = check_temperature(rule, p.temperature);
   const int t0 = rc == 0 && takes_t0_rule(rule, p.temperature);

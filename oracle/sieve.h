@@ -136,6 +136,8 @@ typedef struct sieve_engine {
   X(TOP_K_MINUS_ONE, top_k_minus_one, "what an explicit top_k = -1 means")             \
   X(EXPLICIT_TOP_P_ONE, explicit_top_p_one, "what an explicit top_p = 1 means")        \
   X(TOP_K_VOCAB, top_k_vocab, "what a top_k of the vocabulary size or more does")      \
+  X(TOP_K_MAX, top_k_max, "the largest top_k accepted")                                \
+  X(PARAM_PRECISION, param_precision, "the precision temperature and top_p are read in") \
   X(TOPP_ONE, topp_one, "what top_p = 1 does when a top-k is set")                     \
   X(LOGPROBS, logprobs, "the logprob sample returns")                                  \
   X(DRAW, draw, "how the token is drawn")                                              \
@@ -229,6 +231,14 @@ typedef struct sieve_engine {
 #define SIEVE_TOP_K_VOCAB_VALUES(V)                                                     \
   V(TOP_K_VOCAB, ALL, "all", "a top_k of V or more keeps every token")                 \
   V(TOP_K_VOCAB, ERROR, "error", "a top_k of V or more is an error")
+
+#define SIEVE_TOP_K_MAX_VALUES(V)                                                       \
+  V(TOP_K_MAX, INT32, "int32", "a top_k above 2147483647 is an error")                 \
+  V(TOP_K_MAX, NONE, "none", "every positive top_k is accepted")
+
+#define SIEVE_PARAM_PRECISION_VALUES(V)                                                 \
+  V(PARAM_PRECISION, FLOAT64, "float64", "as given")                                   \
+  V(PARAM_PRECISION, FLOAT32, "float32", "rounded to float32 before the checks")
 
 #define SIEVE_TOPP_ONE_VALUES(V)                                                             \
   V(TOPP_ONE, OFF, "off", "top_p = 1 removes nothing")                                      \

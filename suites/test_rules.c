@@ -368,6 +368,32 @@ Test(rules, mlx_a_top_k_of_the_vocabulary_size_or_more_can_be_an_error) {
   cr_expect_eq(run_rule(NULL, mat, 6, 1.0, 1.0, 7).info.kept, 6, "DeepInfer keeps all");
 }
 
+Test(rules, vllm_a_top_k_above_the_int32_maximum_can_be_accepted_and_keeps_all) {
+  sieve_rule r = with(SIEVE_AXIS_TOP_K_MAX, SIEVE_TOP_K_MAX_NONE);
+  sieve_params big = {1.0, 1.0, SIEVE_TOP_K_MAX + 1}, out;
+  cr_expect_eq(sieve_params_check_rule(NULL, &big, &out), SIEVE_ETOPK);
+  cr_assert_eq(sieve_params_check_rule(&r, &big, &out), 0);
+  cr_expect_eq(out.top_k, SIEVE_TOP_K_MAX + 1, "kept as given");
+  cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, INT64_MAX).info.kept, 6);
+  cr_expect_eq(run_rule(&r, mat, 6, 1.0, 1.0, -2).rc, SIEVE_ETOPK, "a negative is still one");
+}
+
+Test(rules, tgi_reading_parameters_as_float32_rounds_them_before_the_checks) {
+  sieve_rule r = with(SIEVE_AXIS_PARAM_PRECISION, SIEVE_PARAM_PRECISION_FLOAT32);
+  sieve_params given = {0.7, 0.9, -1}, denormal = {5e-324, 1.0, -1}, huge = {1e308, 1.0, -1};
+  sieve_params almost_one = {1.0, 0.9999999999999999, -1}, out;
+  cr_assert_eq(sieve_params_check_rule(&r, &given, &out), 0);
+  cr_expect_eq(out.temperature, (double)0.7f);
+  cr_expect_eq(out.top_p, (double)0.9f);
+  cr_assert_eq(sieve_params_check_rule(NULL, &given, &out), 0);
+  cr_expect_eq(out.temperature, 0.7, "DeepInfer reads them as given");
+  cr_assert_eq(sieve_params_check_rule(&r, &denormal, &out), 0);
+  cr_expect_eq(out.temperature, SIEVE_SAMPLING_EPS, "0 takes the clamp");
+  cr_expect_eq(sieve_params_check_rule(&r, &huge, &out), SIEVE_ETEMPERATURE, "an infinity");
+  r.explicit_top_p_one = SIEVE_EXPLICIT_TOP_P_ONE_ERROR;
+  cr_expect_eq(sieve_params_check_rule(&r, &almost_one, &out), SIEVE_ETOPP, "it rounds to 1");
+}
+
 Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
   static float row[1024];
   static double lp[1024];

@@ -48,7 +48,7 @@ def cases():
     for name, p in TOP_PS:
         for t in (1.0, 0.0):
             out.append(v(f"{F}/top-p-{name}-t{t}", F, "000:32",
-                         f"top_p {_fmt(p)} at temperature {t}.", t, p, -1))
+                         f"top_p {_fmt(p)} at temperature {t}.", t, p, -1, explicit_p=True))
     for name, k in TOP_KS:
         for t in (1.0, 0.0):
             out.append(v(f"{F}/top-k-{name}-t{t}", F, "000:32",
@@ -70,7 +70,7 @@ def cases():
         out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
                                   f"The filter checks its parameters the same way: temperature "
                                   f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k,
-                                  explicit_k=True, explicit_p=True))
+                                  explicit_k=True))
     out.append(ff.filter_case(f"{F}/filter-explicit-top-p-1", F, "000:32",
                               "An explicit top_p 1 on a filter row is accepted and removes "
                               "nothing.", row, 1.0, 1.0, -1, explicit_p=True,
@@ -78,6 +78,9 @@ def cases():
     out.append(ff.filter_case(f"{F}/filter-top-k-equal-to-v", F, "000:32",
                               "top_k 3 on 3 logits is accepted and keeps all three.", row, 1.0,
                               1.0, 3, axis="top_k_vocab"))
+    out.append(ff.filter_case(f"{F}/filter-top-k-above-int32", F, "000:32",
+                              "top_k 2147483648 on a filter row is an error: above the int32 "
+                              "maximum.", row, 1.0, 1.0, 2**31, axis="top_k_max"))
     return out + _error_pairs(F)
 
 

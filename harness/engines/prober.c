@@ -109,10 +109,11 @@ row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
   const cJSON *error = cJSON_GetObjectItemCaseSensitive(row, "error");
   const cJSON *field = cJSON_GetObjectItemCaseSensitive(error, "field");
   r.error = error != NULL;
+  r.refused = r.error && !strcmp(sieve_case_str(error, "kind"), "invalid_request");
   if (cJSON_IsString(field) && strlen(field->valuestring) < sizeof r.field)
     strcpy(r.field, field->valuestring);
-  r.answered = r.error || cJSON_IsArray(lp);
-  if (answer && !r.answered)
+  r.answered = !r.refused && (r.error || cJSON_IsArray(lp));
+  if (answer && !r.answered && !r.refused)
     pr_garbage(pr, answer, "rows[0].logprobs or rows[0].error");
   if (r.answered) {
     pr->in_a_row = 0;

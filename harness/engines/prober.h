@@ -44,7 +44,8 @@ typedef struct prober {
 
 /* What one filter row came back as. */
 typedef struct row_answer {
-  int answered;      /* 0: not offered or no answer */
+  int answered;      /* 0: not offered, no answer, or refused */
+  int refused;       /* an invalid_request error: the implementation cannot pose the request */
   int error;         /* the row is an error */
   char field[16];    /* the error's field, when it names one that fits */
   size_t kept;       /* tokens with a finite logprob */

@@ -496,6 +496,8 @@ static mask probe_temperature_floor(prober *pr) {
 static mask off_or_error(prober *pr, int axis, const char *params, mask off, mask error) {
   char a[64];
   row_answer r = pr_filter_row(pr, MAT_ROW, params);
+  if (r.refused)
+    pr_note(pr, axis, "%s is refused as a request the implementation cannot pose", params);
   if (!r.answered)
     return off | error;
   pr_note(pr, axis, "%s %s %s", params, r.error ? "is" : "keeps", pr_describe(&r, a, sizeof a));
@@ -523,11 +525,41 @@ static mask probe_top_k_vocab(prober *pr) {
                       ONE(TOP_K_VOCAB, ERROR));
 }
 
+/* top_k = 2^31 on the six-token row: an error where the largest is the int32 maximum, all six
+ * where there is none (or an error for top_k_vocab, which the joint reading weighs). */
+static mask probe_top_k_max(prober *pr) {
+  return off_or_error(pr, SIEVE_AXIS_TOP_K_MAX, "{\"top_k\":2147483648}", ONE(TOP_K_MAX, NONE),
+                      ONE(TOP_K_MAX, INT32));
+}
+
+/* validate, when offered, echoes a temperature of 0.7 as given or rounded to float32
+ * (0.699999988): outside the joint reading, as filter rows at float32 cannot tell them apart. */
+static mask probe_param_precision(prober *pr) {
+  static const char request[] = "{\"op\":\"validate\",\"params\":{\"temperature\":0.7}}";
+  if (!sieve_hello_offers(pr->hello, "validate"))
+    return pr_note(pr, SIEVE_AXIS_PARAM_PRECISION, "validate is not offered"), ALL(PARAM_PRECISION);
+  cJSON *v = pr_ask(pr, request);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "params"),
+                                                    "temperature");
+  const mask m = !v                             ? ALL(PARAM_PRECISION)
+                 : !cJSON_IsNumber(t)           ? 0
+                 : t->valuedouble == 0.7        ? ONE(PARAM_PRECISION, FLOAT64)
+                 : t->valuedouble == (float)0.7 ? ONE(PARAM_PRECISION, FLOAT32)
+                                                : 0;
+  if (cJSON_IsNumber(t))
+    pr_note(pr, SIEVE_AXIS_PARAM_PRECISION, "validate echoes temperature 0.7 as %.17g",
+            t->valuedouble);
+  cJSON_Delete(v);
+  pr->also[SIEVE_AXIS_PARAM_PRECISION] = m;
+  return m;
+}
+
 /* A peaked row, 18 then 1023 logits from 0 down by 1/4096: a float32 softmax loses the tail's
  * terms (about e^-18 each) in its sum, so a float32 cumulative sum passes 1 before the end and
  * top_p = 1 cuts the tail, whether the total is added in 1, 2, 4, 8, 16 or 32 lanes. The tail's
  * logits differ, so a cut that keeps every tied token (topp_ties all) still shows. top_k is
- * 1023, below V, which an engine that needs top_k < V (top_k_vocab error) accepts. */
+ * 1023, below V, which an engine that needs top_k < V (top_k_vocab error) accepts, and top_p is
+ * left out, which an engine that rejects an explicit 1 (explicit_top_p_one error) accepts. */
 static mask probe_topp_one(prober *pr) {
   char a[64];
   if (topp_ignored(pr))
@@ -539,13 +571,13 @@ static mask probe_topp_one(prober *pr) {
     jbuf_num(&row, -i / 4096.0);
   }
   jbuf_raw(&row, "]");
-  row_answer r = row.data && !row.failed
-                     ? pr_filter_row(pr, row.data, "{\"top_p\":1,\"top_k\":1023}")
-                     : (row_answer){0};
+  row_answer r =
+      row.data && !row.failed ? pr_filter_row(pr, row.data, "{\"top_k\":1023}") : (row_answer){0};
   jbuf_free(&row);
   if (!r.answered)
     return ALL(TOPP_ONE);
-  pr_note(pr, SIEVE_AXIS_TOPP_ONE, "(18, then 1023 from 0 by -1/4096) top_p 1 top_k 1023 keeps %s",
+  pr_note(pr, SIEVE_AXIS_TOPP_ONE,
+          "(18, then 1023 from 0 by -1/4096) top_p left out, top_k 1023 keeps %s",
           pr_describe(&r, a, sizeof a));
   return r.error ? 0 : r.kept == 1023 ? ONE(TOPP_ONE, OFF) : ONE(TOPP_ONE, FLOAT32_TAIL);
 }
@@ -768,6 +800,8 @@ mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_TOP_K_MINUS_ONE] = probe_top_k_minus_one,
     [SIEVE_AXIS_EXPLICIT_TOP_P_ONE] = probe_explicit_top_p_one,
     [SIEVE_AXIS_TOP_K_VOCAB] = probe_top_k_vocab,
+    [SIEVE_AXIS_TOP_K_MAX] = probe_top_k_max,
+    [SIEVE_AXIS_PARAM_PRECISION] = probe_param_precision,
     [SIEVE_AXIS_TOPP_ONE] = probe_topp_one,
     [SIEVE_AXIS_LOGPROBS] = probe_logprobs,
     [SIEVE_AXIS_DRAW] = probe_draw,

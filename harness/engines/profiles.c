@@ -39,6 +39,8 @@ const engine_profile profiles[] = {
           "seed 000:32: top_p must be in (0, 1], so 1 is accepted, and 000:17: it removes nothing"),
       A(TOP_K_VOCAB) = SEEN(
           "seed 000:32: a top_k larger than the vocabulary keeps all tokens (fused_sample.py:149)"),
+      A(TOP_K_MAX) = SEEN("seed 000:32: top_k must be -1 or between 1 and the int32 maximum"),
+      A(PARAM_PRECISION) = SEEN("sampling_params.py: Python floats"),
       A(TOPP_ONE) = SEEN("seed 000:17 (top_p = 1 removes nothing)"),
       A(LOGPROBS) = SEEN("seed 000:70-72, fused_sample.py:51-52"),
       A(DRAW) = SEEN("seed 000:34-50, random_sampling.py:17-20"),
@@ -78,6 +80,8 @@ const engine_profile profiles[] = {
       A(TOP_K_MINUS_ONE) = UNCONFIRMED("seed 002 does not say what a negative top_k does"),
       A(EXPLICIT_TOP_P_ONE) = SEEN("seed 002:99: top_p >= 1 returns the logits; nothing checks it"),
       A(TOP_K_VOCAB) = UNCONFIRMED("seed 002 does not say what a top_k of V or more does"),
+      A(TOP_K_MAX) = UNCONFIRMED("seed 002 does not check top_k"),
+      A(PARAM_PRECISION) = UNCONFIRMED("seed 002 takes Python floats"),
       A(TOPP_ONE) = SEEN("seed 002:99 (top_p >= 1 returns the logits)"),
       A(LOGPROBS) = UNCONFIRMED("seed 002 returns no logprobs"),
       A(DRAW) = SEEN("seed 002:18, 002:140 (rng.random)"),
@@ -87,7 +91,8 @@ const engine_profile profiles[] = {
       A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 002 has no speculative decoding")}},
     {"vllm",
      "vLLM v1, its PyTorch sampler (vllm-project/vllm v0.19.0, 2a69949)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
@@ -129,6 +134,9 @@ const engine_profile profiles[] = {
       A(TOP_K_VOCAB) =
           SEEN("vllm/v1/worker/gpu_input_batch.py InputBatch.add_request: a top_k of V or more "
                "becomes V (2a69949)"),
+      A(TOP_K_MAX) = SEEN("vllm/sampling_params.py _verify_args: only top_k < -1 raises (2a69949)"),
+      A(PARAM_PRECISION) =
+          SEEN("vllm/sampling_params.py: Python floats, checked as given (2a69949)"),
       A(TOPP_ONE) = SEEN("vllm/v1/sample/sampler.py: top_p 1 builds no top-p tensor; run: 32000 "
                          "of 32000 kept"),
       A(LOGPROBS) = SEEN("vllm/v1/sample/sampler.py: logprobs_mode defaults to raw_logprobs"),
@@ -145,7 +153,8 @@ const engine_profile profiles[] = {
                "exponential; recovered_id starts at 0 and an all-zero row keeps the first index")}},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
-     {.topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
+     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
       .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_MICRO,
@@ -183,6 +192,10 @@ const engine_profile profiles[] = {
       A(TOP_K_VOCAB) =
           SEEN("srt/layers/sampler.py: ranks >= top_k are masked, so a top_k of V or more keeps "
                "all (15a4398)"),
+      A(TOP_K_MAX) =
+          SEEN("srt/sampling/sampling_params.py verify: -1 or at least 1, no largest (15a4398)"),
+      A(PARAM_PRECISION) =
+          SEEN("srt/sampling/sampling_params.py: Python floats, checked as given (15a4398)"),
       A(TOPP_ONE) = SEEN("sampler.py: with a top-k set the function runs at top_p 1; run: 28024 "
                          "of 32000 kept on a peaked row (torch's float32 softmax and cumsum)"),
       A(LOGPROBS) = SEEN("sampler.py Sampler.forward: torch.log(probs) after temperature, before "
@@ -200,7 +213,8 @@ const engine_profile profiles[] = {
                                     "running sum never exceeds coin_final * norm_sum = 0")}},
     {"hf-transformers",
      "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
@@ -241,6 +255,8 @@ const engine_profile profiles[] = {
                "adds no warper at 1 (c49429e)"),
       A(TOP_K_VOCAB) =
           SEEN("TopKLogitsWarper.__call__: top_k = min(top_k, scores.size(-1)) (c49429e)"),
+      A(TOP_K_MAX) = SEEN("TopKLogitsWarper.__init__: any positive int (c49429e)"),
+      A(PARAM_PRECISION) = SEEN("GenerationConfig: Python floats, checked as given (c49429e)"),
       A(TOPP_ONE) = SEEN("_get_logits_processor: no TopPLogitsWarper at top_p 1"),
       A(LOGPROBS) = SEEN("none by default; compute_transition_scores(normalize_logits=True) "
                          "gives the processed logprobs"),
@@ -259,7 +275,8 @@ const engine_profile profiles[] = {
           "1.13 here raises on that row, run)")}},
     {"transformers.js",
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_IGNORED,
       .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .t0_below = SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES,
@@ -294,6 +311,8 @@ const engine_profile profiles[] = {
           SEEN("src/generation/logits_process.js TopPLogitsWarper: 0 <= top_p <= 1 accepted"),
       A(TOP_K_VOCAB) = SEEN("src/generation/logits_sampler.js MultinomialSampler.sample: k = "
                             "Math.min(top_k, V)"),
+      A(TOP_K_MAX) = SEEN("MultinomialSampler.sample: k = Math.min(top_k, V) for any top_k > 0"),
+      A(PARAM_PRECISION) = SEEN("GenerationConfig: JavaScript numbers, float64"),
       A(TOPP_ONE) = SEEN("not applied, so top_p = 1 removes nothing"),
       A(LOGPROBS) = SEEN("MultinomialSampler.sample returns log(softmax over the top k of the "
                          "scaled logits)"),
@@ -332,6 +351,8 @@ const engine_profile profiles[] = {
       A(EXPLICIT_TOP_P_ONE) =
           UNCONFIRMED("seed 004 does not say whether an explicit top_p = 1 is accepted"),
       A(TOP_K_VOCAB) = UNCONFIRMED("seed 004 does not say what a top_k of V or more does"),
+      A(TOP_K_MAX) = UNCONFIRMED("seed 004 does not say"),
+      A(PARAM_PRECISION) = UNCONFIRMED("seed 004 does not say"),
       A(TOPP_ONE) = UNCONFIRMED("seed 004 does not say what top_p = 1 does"),
       A(LOGPROBS) = UNCONFIRMED("seed 004 does not say which logprobs are returned"),
       A(DRAW) = SEEN("seed 004:297 (multinomial_sample)"),
@@ -342,7 +363,8 @@ const engine_profile profiles[] = {
     {"llama.cpp",
      "llama.cpp's default sampler chain (ggml-org/llama.cpp, tag v0.4.0 as node-llama-cpp 3.21.1 "
      "bundles it)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.param_precision = SIEVE_PARAM_PRECISION_FLOAT32,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
@@ -376,6 +398,9 @@ const engine_profile profiles[] = {
           SEEN("tools/server/server-task.cpp params_from_json_cmpl checks no top_p; "
                "llama_sampler_top_p_apply: p >= 1 returns"),
       A(TOP_K_VOCAB) = SEEN("src/llama-sampler.cpp llama_sampler_top_k_impl: k = min(k, size)"),
+      A(TOP_K_MAX) = SEEN("llama_sampler_init_top_k(int32_t k): a larger top_k cannot reach it"),
+      A(PARAM_PRECISION) =
+          SEEN("llama_sampler_init_temp(float t), llama_sampler_init_top_p(float p, size_t)"),
       A(TOPP_ONE) = SEEN("llama_sampler_top_p_apply: p >= 1 returns"),
       A(LOGPROBS) = SEEN("the chain's own probabilities: cur_p after dist holds the softmax of "
                          "the kept candidates at their final logits (tools/server returns these "
@@ -391,7 +416,8 @@ const engine_profile profiles[] = {
           "not read: the library's sampler chain run here has no speculative verifier")}},
     {"mlx-lm",
      "MLX-LM make_sampler (ml-explore/mlx-lm)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_HIGHEST,
       .temperature_at = SIEVE_TEMPERATURE_AT_AFTER,
@@ -425,6 +451,8 @@ const engine_profile profiles[] = {
       A(TOP_K_VOCAB) =
           SEEN("mlx_lm/sample_utils.py apply_top_k: ValueError unless 0 < top_k < vocab_size, "
                "raised when the sampler runs (d78bf58)"),
+      A(TOP_K_MAX) = SEEN("server.py validate_model_parameters: an int >= 0, no largest (d78bf58)"),
+      A(PARAM_PRECISION) = SEEN("make_sampler(temp: float, top_p: float): Python floats (d78bf58)"),
       A(TOPP_ONE) = SEEN("make_sampler: top-p only when 0 < top_p < 1"),
       A(LOGPROBS) = SEEN("generate.py generate_step: logits - logsumexp(logits), before the "
                          "sampler"),
@@ -474,6 +502,8 @@ const engine_profile profiles[] = {
           SEEN("sample/samplers.go NewSampler checks no top_p; transforms.go topP: p >= 1 "
                "returns (f63eea3)"),
       A(TOP_K_VOCAB) = SEEN("sample/transforms.go topK: k >= len(ts) keeps all (f63eea3)"),
+      A(TOP_K_MAX) = UNCONFIRMED("not read: the Go int options take any top_k"),
+      A(PARAM_PRECISION) = UNCONFIRMED("not read"),
       A(TOPP_ONE) = SEEN("sample/transforms.go topP: p == 1 returns"),
       A(LOGPROBS) = SEEN("runner/common/logprob.go CalculateLogprobs: log-softmax of the raw "
                          "logits"),
@@ -523,6 +553,8 @@ const engine_profile profiles[] = {
                "top_p or 1.0, no check (053c42c)"),
       A(TOP_K_VOCAB) =
           SEEN("same: need_top_k = top_k < vocab_size, so V or more keeps all (053c42c)"),
+      A(TOP_K_MAX) = UNCONFIRMED("not read"),
+      A(PARAM_PRECISION) = UNCONFIRMED("not read"),
       A(TOPP_ONE) = SEEN("sampling_utils.py: top-p only when top_p < 1"),
       A(LOGPROBS) = UNCONFIRMED("raw per the API docs and PR #9675 (logprobs_mode "
                                 "LogprobMode.RAW); the enum's own file was not read"),
@@ -570,6 +602,8 @@ const engine_profile profiles[] = {
           SEEN("generation/mod.rs LogitsProcessor::new checks nothing; sample_f: p >= 1 samples "
                "from all (2a13b0f)"),
       A(TOP_K_VOCAB) = SEEN("generation/mod.rs sample_topk: top_k >= V samples from all (2a13b0f)"),
+      A(TOP_K_MAX) = UNCONFIRMED("not read: top_k is a usize"),
+      A(PARAM_PRECISION) = UNCONFIRMED("not read"),
       A(TOPP_ONE) = SEEN("mod.rs sample_topk_topp: k >= V runs sample_topp(p = 1) unguarded; "
                          "k < V runs it when the float32 mass of the k exceeds 1"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: LogitsProcessor::sample returns the token alone"),
@@ -618,6 +652,8 @@ const engine_profile profiles[] = {
       A(EXPLICIT_TOP_P_ONE) =
           SEEN("engine/add_request.rs add_request: top_p unwrap_or(1.0), no check (9e92262)"),
       A(TOP_K_VOCAB) = SEEN("sampler.rs partial_sort_top_k: k = k.min(n) (9e92262)"),
+      A(TOP_K_MAX) = UNCONFIRMED("not read: top_k is a usize"),
+      A(PARAM_PRECISION) = UNCONFIRMED("not read"),
       A(TOPP_ONE) = SEEN("sampler.rs sample_top_kp_min_p: top-p only if 0 < top_p < 1"),
       A(LOGPROBS) = SEEN("sampler.rs sample_multinomial: ln of softmax(logits / T) before the "
                          "filters"),
@@ -666,6 +702,8 @@ const engine_profile profiles[] = {
       A(EXPLICIT_TOP_P_ONE) =
           SEEN("cpp/serve/config.cc GenerationConfig::Validate: 0 <= top_p <= 1 (79d603f)"),
       A(TOP_K_VOCAB) = UNCONFIRMED("not applicable: it has no top_k"),
+      A(TOP_K_MAX) = UNCONFIRMED("not applicable: it has no top_k"),
+      A(PARAM_PRECISION) = UNCONFIRMED("not read"),
       A(TOPP_ONE) = SEEN("cpu_sampler.cc RenormalizeProbByTopP: top_p == 1 returns"),
       A(LOGPROBS) = SEEN("data.cc TokenToLogProbJSON: log(max(p, 1e-10)) of the top-p "
                          "renormalized row"),
@@ -710,6 +748,9 @@ const engine_profile profiles[] = {
       A(EXPLICIT_TOP_P_ONE) =
           UNCONFIRMED("a kernel library: the engine that calls it checks top_p"),
       A(TOP_K_VOCAB) = UNCONFIRMED("not read: what the kernel does with top_k >= V"),
+      A(TOP_K_MAX) = UNCONFIRMED("a kernel library: the engine that calls it checks top_k"),
+      A(PARAM_PRECISION) =
+          UNCONFIRMED("a kernel library: the engine that calls it reads the parameters"),
       A(TOPP_ONE) = SEEN("sampling.cuh: the kernel still runs at top_p = 1, comparing a float32 "
                          "sum with 1.0f"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
@@ -744,6 +785,9 @@ const engine_profile profiles[] = {
       A(EXPLICIT_TOP_P_ONE) =
           UNCONFIRMED("a kernel library: the engine that calls it checks top_p"),
       A(TOP_K_VOCAB) = UNCONFIRMED("not read: what the kernel does with top_k >= V"),
+      A(TOP_K_MAX) = UNCONFIRMED("a kernel library: the engine that calls it checks top_k"),
+      A(PARAM_PRECISION) =
+          UNCONFIRMED("a kernel library: the engine that calls it reads the parameters"),
       A(TOPP_ONE) = SEEN("sampling.cuh: the kernel compares a float32 sum with 1.0f at "
                          "top_p = 1"),
       A(LOGPROBS) = UNCONFIRMED("not applicable: returns token ids only"),
@@ -752,6 +796,54 @@ const engine_profile profiles[] = {
       A(SPEC_Q_ZERO) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
       A(SPEC_Q) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
       A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run")}},
+    {"tgi",
+     "Hugging Face text-generation-inference, /generate with sampling on a flash model "
+     "(huggingface/text-generation-inference db931fc: router/src/validation.rs, "
+     "server/text_generation_server/utils/tokens.py, utils/logits_process.py)",
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+      .boundary = SIEVE_BOUNDARY_GE,
+      .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
+      .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
+      .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
+      .t0 = SIEVE_T0_REJECT,
+      .check_order = SIEVE_CHECK_ORDER_T0_RULE_FIRST,
+      .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
+      .explicit_top_p_one = SIEVE_EXPLICIT_TOP_P_ONE_ERROR,
+      .param_precision = SIEVE_PARAM_PRECISION_FLOAT32,
+      .draw = SIEVE_DRAW_OWN},
+     {A(RANK_KEY) = SEEN("logits_process.py HeterogeneousTopKLogitsWarper: torch.topk(scores); "
+                         "HeterogeneousTopPLogitsWarper: torch.sort(scores)"),
+      A(TOPP_SCOPE) = SEEN("tokens.py HeterogeneousNextTokenChooser: the top-k warper comes "
+                           "before the top-p warper, which renormalizes what it leaves"),
+      A(BOUNDARY) = SEEN("HeterogeneousTopPLogitsWarper: an ascending cumsum <= 1 - top_p is "
+                         "removed"),
+      A(TOPP_TIES) = SEEN("same: torch.sort(scores), not stable"),
+      A(TOPK_TIES) = SEEN("HeterogeneousTopKLogitsWarper: scores < kth_scores are removed"),
+      A(TEMPERATURE_AT) = SEEN("tokens.py: the temperature warper is the first"),
+      A(TEMPERATURE_OP) = SEEN("HeterogeneousTemperatureLogitsWarper: scores.div_(temperature)"),
+      A(T0_BELOW) = SEEN("router/src/validation.rs Validation::validate: temperature <= 0 is an "
+                         "error (the OpenAI endpoints turn 0 into greedy instead)"),
+      A(T0) = SEEN("same"),
+      A(CHECK_ORDER) = SEEN("same: temperature, then top_p, then top_k"),
+      A(TEMPERATURE_FLOOR) = SEEN("no floor: a positive temperature divides as it is"),
+      A(TOP_K_ZERO) = SEEN("validation.rs: a top_k <= 0 is an error"),
+      A(TOP_K_MINUS_ONE) = SEEN("same; leaving top_k out is off"),
+      A(EXPLICIT_TOP_P_ONE) = SEEN("validation.rs: top_p <= 0 or >= 1 is an error; left out, it "
+                                   "becomes 1"),
+      A(TOP_K_VOCAB) = UNCONFIRMED("top_k = V keeps all; above V the warper's gather indexes "
+                                   "past the row (logits_process.py), an exception"),
+      A(TOP_K_MAX) = SEEN("router/src/lib.rs GenerateParameters: top_k is an Option<i32>"),
+      A(PARAM_PRECISION) = SEEN("same: temperature and top_p are Option<f32>"),
+      A(TOPP_ONE) = SEEN("tokens.py: no top-p warper for a top_p left out"),
+      A(LOGPROBS) = SEEN("tokens.py: the log_softmax of the warped scores"),
+      A(DRAW) = SEEN("tokens.py Sampling: an exponential race of its own generator"),
+      A(SPEC_ACCEPT) = UNCONFIRMED("its speculation accepts a draft only when it equals the "
+                                   "sampled token: no value describes it"),
+      A(SPEC_Q_ZERO) = UNCONFIRMED("same"),
+      A(SPEC_Q) = UNCONFIRMED("same"),
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("same")}},
     {NULL, NULL, {0}, {{NULL, 0}}},
 };
 

@@ -212,7 +212,7 @@ void jbuf_params(jbuf *b, const sieve_params *p, int requesting) {
   jbuf_char(b, '{');
   jbuf_key(b, "temperature", 0);
   jbuf_num(b, p->temperature);
-  if (p->top_p != SIEVE_TOP_P_UNSET) {
+  if (!requesting || (p->top_p != SIEVE_TOP_P_UNSET && p->top_p != 1.0)) {
     jbuf_key(b, "top_p", 1);
     jbuf_num(b, p->top_p);
   }

@@ -48,6 +48,7 @@ typedef struct fit_case {
   char *spec;      /* the oracle's answer under DeepInfer's rule */
   int large;       /* rows of many logits (recipes): weighed only once the search is near */
   int unchecked;   /* DeepInfer rejects its logits and the implementation answers (unweighed) */
+  int refused;     /* an invalid_request error the rule does not give: not posed (unweighed) */
   char *readings;  /* ",a,b,": the readings whose recorded answer the first pass matched */
   char *separates; /* ",a,b,": those its answer rules out (recorded with another answer) */
   char *rules;     /* ",axis=value,": the axis values among the readings */
@@ -662,7 +663,7 @@ static int explains(fitter *f, size_t i, const sieve_rule *rule) {
  * whose logits DeepInfer rejects and the implementation answers: any engine that checks no
  * logit answers it, whatever its rule (most do), so it tells no axis value from another. */
 static int weighed(const fitter *f, size_t i) {
-  return !f->cases[i].unchecked && (f->all || !f->cases[i].large);
+  return !f->cases[i].unchecked && !f->cases[i].refused && (f->all || !f->cases[i].large);
 }
 
 static size_t score(fitter *f, const sieve_rule *rule) {
@@ -1107,8 +1108,8 @@ static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a)
       x->candidates |= 1u << v;
   for (size_t i = 0; (f->searched >> a & 1) && i < f->n && x->n_deciding < FIT_DECIDING; i++) {
     int decides = 0;
-    for (int v = 0; weighed(f, i) && (reads[i] >> a & 1) && v < sieve_axis_values(a) && !decides;
-         v++)
+    const int explained = weighed(f, i) && (reads[i] >> a & 1) && explains(f, i, &fit->rule);
+    for (int v = 0; explained && v < sieve_axis_values(a) && !decides; v++)
       decides = v != x->value && lost_at(f, i, fit, a, v);
     if (decides && x->n_deciding++ < FIT_DECIDING)
       append(x->deciding, sizeof x->deciding, ",", f->cases[i].result->id);
@@ -1405,6 +1406,8 @@ static uint32_t declared_axes(const fit_case *fc) {
  * implementation follows no value of the axis on every case (a choice sieve has no value for).
  * A failure in a case about another axis names none: it stays in the residual. */
 static int turns_on(fitter *f, size_t i, const fit_result *fit, int a) {
+  if (f->cases[i].refused)
+    return 0;
   fit_case *fc = &f->cases[i];
   if (!(declared_axes(fc) >> a & 1))
     return 0;
@@ -1650,17 +1653,19 @@ static char *rules_of(const cJSON *c, const char *names) {
 }
 
 /* Whether DeepInfer's answer to a case is an invalid_logits error, of the request or a row. */
-static int rejects_logits(const cJSON *fixture) {
+static int expects_kind(const cJSON *fixture, const char *kind) {
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(fixture, "expect");
   const cJSON *error = cJSON_GetObjectItemCaseSensitive(expect, "error");
-  int rejects = !strcmp(sieve_case_str(error, "kind"), "invalid_logits");
+  int found = !strcmp(sieve_case_str(error, "kind"), kind);
   const cJSON *row;
   cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(expect, "rows")) {
     error = cJSON_GetObjectItemCaseSensitive(row, "error");
-    rejects |= !strcmp(sieve_case_str(error, "kind"), "invalid_logits");
+    found |= !strcmp(sieve_case_str(error, "kind"), kind);
   }
-  return rejects;
+  return found;
 }
+
+static int rejects_logits(const cJSON *fixture) { return expects_kind(fixture, "invalid_logits"); }
 
 /* The readings a failure rules out, ",a,b,": those it separates whose recorded answer is not its
  * own (NULL when out of memory). */
@@ -1714,6 +1719,8 @@ static int load_cases(fitter *f, run_report *report) {
       continue;
     fc->large = sieve_recipe_size(fc->request) >= FIT_LARGE_ROWS;
     fc->unchecked = rejects_logits(r->fixture) && !strstr(r->answer, "\"error\"");
+    fc->refused =
+        strstr(r->answer, "\"invalid_request\"") && !expects_kind(r->fixture, "invalid_request");
     /* DeepInfer's answer is the one the first pass judged (its fast path says which axes the
      * spec path would read). A large row's is written only once another rule needs it: until
      * then its entry claims every axis. */

@@ -47,7 +47,8 @@ def blind_axes(rule):
     boundary does not; when T = 0 is rejected a negative T is rejected either way; with a
     generator of its own, u is never the 0 at which an inclusive accept test shows; when the
     tokens tied with the k-th stay in an order of the sort's own, a ranking by probability,
-    which ties the tokens whose probabilities underflow, may keep the ones the logit keeps."""
+    which ties the tokens whose probabilities underflow, may keep the ones the logit keeps; when
+    a top_k of V or more is an error, so is one above the int32 maximum on the probe's row."""
     hidden = set()
     if rule["topp_scope"] == "ignored":
         hidden |= {"boundary", "topp_ties", "temperature_at", "topp_one"}
@@ -59,6 +60,8 @@ def blind_axes(rule):
         hidden.add("spec_accept")
     if rule["topk_ties"] == "unspecified":
         hidden.add("rank_key")
+    if rule["top_k_vocab"] == "error":
+        hidden.add("top_k_max")
     return hidden
 
 

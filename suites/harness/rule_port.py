@@ -3,7 +3,7 @@ the values' descriptions (`sieve axes`) the way an engine writes its sampler: fl
 a float32 softmax, a stable sort, float32 running masses. It answers hello, validate and filter
 through the Python template (harness/adapters/python_adapter.py), so the axes of sample and
 speculate (logprobs, draw, spec_*) are not its to answer, and the fixtures of those ops are
-skipped. Nor is explicit_top_p_one=error: the template gives a top_p left out as 1.
+skipped. It reads a top_p left out apart from an explicit 1, which the template does not.
 
     rule_port.py [AXIS=VALUE,...]     (DeepInfer's rule when none is given)
 
@@ -27,7 +27,8 @@ DEEPINFER = {"rank_key": "probability", "topp_scope": "full", "boundary": "gt",
              "topp_ties": "lowest", "topk_ties": "by_id", "temperature_at": "before",
              "temperature_op": "reciprocal", "t0_below": "below_1e-5", "t0": "clamp",
              "check_order": "checks_first", "temperature_floor": "none", "top_k_zero": "error",
-             "top_k_minus_one": "off", "top_k_vocab": "all", "topp_one": "off"}
+             "top_k_minus_one": "off", "top_k_vocab": "all", "top_k_max": "int32",
+             "param_precision": "float64", "explicit_top_p_one": "off", "topp_one": "off"}
 RULE = dict(DEEPINFER)
 
 
@@ -55,15 +56,32 @@ def t0_rule(t, k, p):
 
 def check_filters(k, p):
     bad_p = not 0 < p <= 1
-    bad_k = not (k == -1 or 1 <= k <= 2**31 - 1)
+    bad_k = not (k == -1 or 1 <= k <= 2**31 - 1 or (k >= 1 and axis("top_k_max") == "none"))
     if bad_k and (not bad_p or axis("check_order") == "t0_rule_top_k_first"):
         raise Rejected("top_k", "top_k must be -1 or an integer in [1, 2^31-1]")
     if bad_p:
         raise Rejected("top_p", "top_p must be in (0, 1]")
 
 
+PLAIN_PARAMS = template.request_params
+
+
+def request_params(params):
+    """The template's reading of the parameters, with a top_p left out as None: this port tells
+    it from an explicit 1."""
+    t, k, p = PLAIN_PARAMS(params)
+    return t, k, p if "top_p" in params else None
+
+
 def rule_params(temperature, top_k, top_p):
     """The rule's checks and normalization, in its order; a greedy temperature is (0.0, 1, 1.0)."""
+    left_out = top_p is None
+    top_p = 1.0 if left_out else top_p
+    if axis("param_precision") == "float32":
+        temperature, top_p = (float(torch.tensor(x, dtype=torch.float32)) if math.isfinite(x)
+                              else x for x in (temperature, top_p))
+    if top_p == 1 and not left_out and axis("explicit_top_p_one") == "error":
+        top_p = 0.0  # rejected where the rule checks top_p
     k = -1 if top_k is None else top_k
     if k == 0 and axis("top_k_zero") == "off":
         k = -1
@@ -206,10 +224,8 @@ if __name__ == "__main__":
         name, _, value = pair.partition("=")
         if name in DEEPINFER:
             RULE[name] = value
-        elif name == "explicit_top_p_one" and value != "off":
-            sys.exit("rule_port.py: the template gives a top_p left out as 1, so this port cannot "
-                     "reject an explicit 1 alone")
     template.answer = answer
+    template.request_params = request_params
     template.sampler_params = rule_params
     template.filter_logprobs = port_filter
     template.main()
