@@ -193,7 +193,10 @@ const engine_profile profiles[] = {
           SEEN("srt/layers/sampler.py: ranks >= top_k are masked, so a top_k of V or more keeps "
                "all (15a4398)"),
       A(TOP_K_MAX) =
-          SEEN("srt/sampling/sampling_params.py verify: -1 or at least 1, no largest (15a4398)"),
+          SEEN("srt/sampling/sampling_params.py verify: -1 or at least 1, no largest; but "
+               "sampling_batch_info.py from_schedule_batch builds top_ks as an int32 tensor, so "
+               "a larger one fails when sampled (15a4398; run: the fingerprint's filter probe "
+               "reads int32)"),
       A(PARAM_PRECISION) =
           SEEN("srt/sampling/sampling_params.py: Python floats, checked as given (15a4398)"),
       A(TOPP_ONE) = SEEN("sampler.py: with a top-k set the function runs at top_p 1; run: 28024 "
