@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define SIEVE_VERSION "2.0.0"
+#define SIEVE_VERSION "3.0.0"
 
 /* Temperatures below this become this (seed 000:9, sampling_params.py:10). */
 #define SIEVE_SAMPLING_EPS 1e-5
