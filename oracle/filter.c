@@ -92,7 +92,7 @@ static int shift_row(float *row, size_t vocab, double temperature, double *max) 
   return overflow ? SIEVE_EOVERFLOW : sieve__scaled_max(row, vocab, 1.0f, max, NULL);
 }
 
-static int exact_in_float(double x) { return isfinite(x) && (double)(float)x == x; }
+static int exact_in_float(double x) { return isfinite(x) && sieve__to_float32(x) == x; }
 
 int sieve__scaling_matters(const float *row, size_t vocab, double temperature) {
   if (!sieve__reciprocal_is_exact(temperature))

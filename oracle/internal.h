@@ -26,6 +26,10 @@ static inline int sieve__axis_read(const sieve_rule *rule, int axis, int value) 
 }
 #define SIEVE__AXIS(rule, AXIS, field) sieve__axis_read((rule), SIEVE_AXIS_##AXIS, (rule)->field)
 
+/* x rounded to float32, to nearest: from FLT_MAX and half its ulp on, an infinity (a cast of a
+ * double beyond FLT_MAX would be undefined). */
+double sieve__to_float32(double x);
+
 /* Under top_k_vocab=error, a checked top_k of the vocabulary size or more is SIEVE_ETOPK (after
  * the parameter and logit checks, where the sampler meets the row); 0 otherwise. */
 int sieve__check_top_k_vocab(const sieve_rule *rule, const sieve_params *checked, size_t vocab);

@@ -119,9 +119,7 @@ static void apply_floor(const sieve_rule *rule, sieve_params *p) {
     p->temperature = 0.01;
 }
 
-/* x rounded to float32, to nearest: from FLT_MAX and half its ulp on, an infinity (converting
- * a double beyond FLT_MAX with a cast would be undefined). */
-static double to_float32(double x) {
+double sieve__to_float32(double x) {
   if (fabs(x) > FLT_MAX)
     return fabs(x) < 0x1.ffffffp127 ? copysign(FLT_MAX, x) : copysign(INFINITY, x);
   return (double)(float)x;
@@ -130,7 +128,7 @@ static double to_float32(double x) {
 /* x as the rule reads it: rounded to float32 under param_precision=float32 (the axis read only
  * where the rounding changes x). */
 static double read_param(const sieve_rule *rule, double x) {
-  const double rounded = to_float32(x);
+  const double rounded = sieve__to_float32(x);
   if (isnan(x) || rounded == x)
     return x;
   return SIEVE__AXIS(rule, PARAM_PRECISION, param_precision) == SIEVE_PARAM_PRECISION_FLOAT32
