@@ -48,12 +48,35 @@ static int unanswered(const prober *pr) {
   return n;
 }
 
+/* The determined axes on which a profile's choice fits only because the profile could not
+ * confirm it: a match there is no evidence. */
+static int unconfirmed(const prober *pr, const engine_profile *p) {
+  int n = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    n += told(pr, a) && !p->why[a].confirmed;
+  return n;
+}
+
+/* Fewest mismatches first; among those, the profile that confirms the most of its matches, so
+ * a profile whose axes are mostly unconfirmed does not come first by contradicting nothing. */
 static const engine_profile *nearest(const prober *pr) {
   const engine_profile *best = profiles;
-  for (const engine_profile *p = profiles; p->name; p++)
-    if (mismatches(pr, p) < mismatches(pr, best))
+  for (const engine_profile *p = profiles; p->name; p++) {
+    int d = mismatches(pr, p) - mismatches(pr, best);
+    if (d < 0 || (d == 0 && unconfirmed(pr, p) < unconfirmed(pr, best)))
       best = p;
+  }
   return best;
+}
+
+static void print_unconfirmed(const prober *pr, const engine_profile *p) {
+  if (!unconfirmed(pr, p))
+    return;
+  printf(" (unconfirmed in the profile:");
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if (told(pr, a) && !p->why[a].confirmed)
+      printf(" %s", sieve_axis_name(a));
+  printf(")");
 }
 
 /* "ge", "argmax|topk1", "no value fits", "not determined (op not offered)". */
@@ -93,8 +116,10 @@ static void print_text(const prober *pr, const char *impl, const cJSON *hello,
   } else {
     printf("\nprofiles making every determined choice:");
     for (const engine_profile *p = profiles; p->name; p++)
-      if (mismatches(pr, p) == 0)
+      if (mismatches(pr, p) == 0) {
         printf(" %s", p->name), any = 1;
+        print_unconfirmed(pr, p);
+      }
     printf("%s\n", any ? "" : " none");
   }
   const engine_profile *near_p = check ? check : any_told && !any ? nearest(pr) : NULL;
@@ -113,6 +138,7 @@ static void print_text(const prober *pr, const char *impl, const cJSON *hello,
         printf(" %s (profile %s, found %s)", sieve_axis_name(a),
                sieve_axis_value_name(a, sieve_rule_get(&near_p->rule, a)),
                found_text(pr, a, value, sizeof value));
+    print_unconfirmed(pr, near_p);
     printf("\n");
   }
   if (pr->crashes)
@@ -157,6 +183,10 @@ static void print_json(const prober *pr, const char *impl, const cJSON *hello,
       cJSON_AddItemToArray(differs, cJSON_CreateString(sieve_axis_name(a)));
   cJSON_AddStringToObject(out, check ? "profile" : "nearest", against->name);
   cJSON_AddItemToObject(out, "differs", differs);
+  cJSON *open = cJSON_AddArrayToObject(out, "unconfirmed");
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if (told(pr, a) && !against->why[a].confirmed)
+      cJSON_AddItemToArray(open, cJSON_CreateString(sieve_axis_name(a)));
   cJSON_AddNumberToObject(out, "crashes", (double)pr->crashes);
   cJSON_AddStringToObject(out, "last_crash", pr->last_crash);
   cJSON_AddNumberToObject(out, "probe_rows", (double)joint->n_cases);

@@ -66,16 +66,25 @@ def blind_axes(rule):
 
 
 def fingerprints(ctx):
-    profiles = {p["name"]: {a: c["value"] for a, c in p["axes"].items()}
-                for p in ctx.json("profiles")}
+    listed = ctx.json("profiles")
+    profiles = {p["name"]: {a: c["value"] for a, c in p["axes"].items()} for p in listed}
+    unconfirmed = {p["name"]: {a for a, c in p["axes"].items() if not c["confirmed"]}
+                   for p in listed}
     for name, want in profiles.items():
-        got, matches = fingerprint(ctx, f"exec:{ctx.sieve} serve --profile {name}")
+        report = ctx.json("fingerprint", "--impl", f"exec:{ctx.sieve} serve --profile {name}")
+        got = {a["axis"]: a["verdict"] for a in report["axes"]}
+        matches = report["matches"]
         hidden = blind_axes(want)
         wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v and not (
             a in hidden and (got.get(a, "").startswith("not determined")
                              or v in got.get(a, "").split("|")))}
         ctx.check(f"fingerprint names every axis of profile {name} (through exec:)",
                   not wrong and name in matches, f"got/wanted {wrong}, matches {matches}")
+        told = {a["axis"] for a in report["axes"] if a["values"]}
+        ctx.check(f"fingerprint of profile {name} names the determined axes its nearest profile "
+                  "did not confirm, and prefers the profile confirming the most",
+                  report["nearest"] == name and set(report["unconfirmed"])
+                  == unconfirmed[name] & told, f"{report['nearest']}: {report['unconfirmed']}")
     for name, axis, value in MUTANT_AXES:
         got, _ = fingerprint(ctx, f"lib:{ctx.mutants}/lib{name}.so")
         ctx.check(f"fingerprint finds {axis} = {value} in mutant {name}", got.get(axis) == value,
