@@ -57,7 +57,7 @@ int sieve__check_logits(const float *logits, size_t vocab) {
  * that the rounded 1/T ties can stay apart. A finite logit whose quotient is not finite is
  * still the overflow error. */
 static int divide_row(float *row, size_t vocab, double temperature, double *max) {
-  const float t = (float)temperature;
+  const float t = (float)sieve__to_float32(temperature);
   int overflow = 0;
   for (size_t i = 0; i < vocab; i++) {
     if (row[i] == -INFINITY)
@@ -81,7 +81,7 @@ static float largest_of(const float *row, size_t vocab) {
 }
 
 static int shift_row(float *row, size_t vocab, double temperature, double *max) {
-  const float inv_t = (float)(1.0 / temperature), largest = largest_of(row, vocab);
+  const float inv_t = (float)sieve__to_float32(1.0 / temperature), largest = largest_of(row, vocab);
   int overflow = 0;
   for (size_t i = 0; i < vocab; i++) {
     if (row[i] == -INFINITY)
@@ -97,7 +97,7 @@ static int exact_in_float(double x) { return isfinite(x) && sieve__to_float32(x)
 int sieve__scaling_matters(const float *row, size_t vocab, double temperature) {
   if (!sieve__reciprocal_is_exact(temperature))
     return 1;
-  const double inv_t = (float)(1.0 / temperature), largest = largest_of(row, vocab);
+  const double inv_t = sieve__to_float32(1.0 / temperature), largest = largest_of(row, vocab);
   for (size_t i = 0; i < vocab; i++) {
     const double x = row[i], d = x - largest;
     if (x != -INFINITY &&
@@ -118,7 +118,7 @@ static int scale(const sieve_rule *rule, float *row, size_t vocab, double temper
     return shift_row(row, vocab, temperature, max);
   if (op == SIEVE_TEMPERATURE_OP_DIVIDE && !sieve__reciprocal_is_exact(temperature))
     return divide_row(row, vocab, temperature, max);
-  const float inv_t = (float)(1.0 / temperature);
+  const float inv_t = (float)sieve__to_float32(1.0 / temperature);
   int rc = sieve__scaled_max(row, vocab, inv_t, max, NULL);
   for (size_t i = 0; rc == 0 && i < vocab; i++)
     row[i] = sieve__scaled(row[i], inv_t);

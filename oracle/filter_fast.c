@@ -421,7 +421,7 @@ int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
   int rc = engine_row(&w, logits, vocab, engine, &copy);
   if (rc != 0)
     goto fail;
-  w.mul = (float)(1.0 / p->temperature);
+  w.mul = (float)sieve__to_float32(1.0 / p->temperature);
   w.expd = malloc(vocab * sizeof *w.expd);
   rc = SIEVE_ENOMEM;
   if (w.expd)

@@ -514,3 +514,20 @@ Test(rules, an_answer_depends_only_on_the_axes_it_read) {
               "trial %d: sample", trial);
   }
 }
+
+Test(rules, a_temperature_far_from_one_rounds_its_float32_scale_to_an_infinity_or_zero) {
+  /* Under t0_below=zero, T = 1e-40 reaches the scaling: its 1/T is beyond FLT_MAX, so the
+   * float32 1/T is an infinity and a finite logit's product the overflow error. A T beyond
+   * FLT_MAX divides every logit by an infinity, and the row is flat. */
+  const float row[2] = {1.0f, 0.5f};
+  const int ops[3] = {SIEVE_TEMPERATURE_OP_RECIPROCAL, SIEVE_TEMPERATURE_OP_DIVIDE,
+                      SIEVE_TEMPERATURE_OP_SHIFTED};
+  for (int i = 0; i < 3; i++) {
+    sieve_rule r = with(SIEVE_AXIS_TEMPERATURE_OP, ops[i]);
+    sieve_rule_set(&r, SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_ZERO);
+    cr_expect_eq(run_rule(&r, row, 2, 1e-40, 1.0, -1).rc, SIEVE_EOVERFLOW, "op %d, T = 1e-40",
+                 ops[i]);
+    filtered f = run_rule(&r, row, 2, 1e300, 1.0, 1);
+    cr_expect(f.rc == 0 && is_kept(&f, 0) && !is_kept(&f, 1), "op %d, T = 1e300: a tie", ops[i]);
+  }
+}
