@@ -73,6 +73,10 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
   jbuf_int(b, (int64_t)f->failures);
   jbuf_key(b, "explained", 1);
   jbuf_int(b, (int64_t)f->explained);
+  jbuf_key(b, "passes_otherwise", 1);
+  jbuf_int(b, (int64_t)f->passes_otherwise);
+  jbuf_key(b, "passes_otherwise_cases", 1);
+  json_list(b, f->passes_otherwise_ids, ",");
   jbuf_raw(b, ",\"unexplained\":[");
   for (size_t g = 0; g < f->n_groups; g++) {
     jbuf_raw(b, g ? ",{" : "{");

@@ -83,6 +83,10 @@ static void junit_diagnosis(FILE *out, const fit_result *f) {
     junit_property(out, "diagnosis.misreadings_contradicted", f->contradicted);
   snprintf(text, sizeof text, "%zu of %zu failures", f->explained, f->failures);
   junit_property(out, "diagnosis.explained", text);
+  if (f->passes_otherwise) {
+    snprintf(text, sizeof text, "%zu: %s", f->passes_otherwise, f->passes_otherwise_ids);
+    junit_property(out, "diagnosis.passes_otherwise", text);
+  }
   for (size_t g = 0; g < f->n_groups; g++) {
     snprintf(text, sizeof text, "%zu: %s", f->groups[g].count, f->groups[g].description);
     junit_property(out, "diagnosis.unexplained", text);

@@ -214,6 +214,16 @@ void report_diagnosis_lines(const run_report *r, FILE *out, int markdown) {
                        "gives some of the answers, not the implementation's rule, which no known "
                        "choice explains\n",
             f->contradicted);
+  if (f->passes_otherwise)
+    fprintf(out,
+            markdown ? "\n%zu passing answer%s not the rule's (%s%s): the implementation "
+                       "answers as DeepInfer does where the rule would not, so the rule is not "
+                       "all of its behaviour.\n"
+                     : "  %zu passing answer%s not the rule's (%s%s): the implementation "
+                       "answers as DeepInfer does where the rule would not, so the rule is not "
+                       "all of its behaviour\n",
+            f->passes_otherwise, f->passes_otherwise == 1 ? " is" : "s are",
+            f->passes_otherwise_ids, f->passes_otherwise > FIT_DECIDING ? ", ..." : "");
   diagnosis_axes(f, out, markdown);
   diagnosis_residual(f, out, markdown);
   fputs(markdown ? "\nNearest profiles (every one within an axis of the nearest): "

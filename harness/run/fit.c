@@ -1467,6 +1467,16 @@ static void read_probes(fitter *f, fit_result *fit) {
   }
 }
 
+/* The passing cases the fitted rule answers otherwise: the implementation answers them as
+ * DeepInfer does where the rule would not, so the rule is not all of its behaviour. */
+static void passes_otherwise(fitter *f, fit_result *fit) {
+  for (size_t i = 0; i < f->n; i++)
+    if (weighed(f, i) && f->cases[i].result->alone == OUTCOME_PASS && !explains(f, i, &fit->rule) &&
+        fit->passes_otherwise++ < FIT_DECIDING)
+      append(fit->passes_otherwise_ids, sizeof fit->passes_otherwise_ids, ",",
+             f->cases[i].result->id);
+}
+
 /* Every profile within one determined axis of the nearest. */
 static void nearest_profiles(fit_result *fit, const fit_start *starts, size_t n_starts) {
   int best = SIEVE_AXIS_COUNT;
@@ -1801,6 +1811,7 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
   f.all = 1;
   for (size_t i = 0; i < f.n; i++)
     fit->considered += (size_t)weighed(&f, i);
+  passes_otherwise(&f, fit);
   fit->made = rc == 0;
 fail:
   free(res);

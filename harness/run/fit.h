@@ -54,14 +54,16 @@ typedef struct fit_nearest {
 typedef struct fit_result {
   int made;        /* 0: no case answered, no fit */
   sieve_rule rule; /* the fit; undetermined axes keep DeepInfer's value */
-  char misreadings[FIT_MISREADINGS_MAX * 48]; /* readings added to it, comma-separated */
+  char misreadings[FIT_MISREADINGS_MAX * 48];  /* readings added to it, comma-separated */
   char contradicted[FIT_MISREADINGS_MAX * 48]; /* those of them an unexplained failure tells */
                                                /* apart: they give some answers, not the rule */
   fit_axis axes[SIEVE_AXIS_COUNT];
-  size_t considered; /* cases whose answer the fit weighed */
-  size_t agreed;     /* of those, the answers the fitted rule gives */
-  size_t failures;   /* failed and error cases among them */
-  size_t explained;  /* failures whose answer is the fitted rule's */
+  size_t considered;              /* cases whose answer the fit weighed */
+  size_t agreed;                  /* of those, the answers the fitted rule gives */
+  size_t failures;                /* failed and error cases among them */
+  size_t explained;               /* failures whose answer is the fitted rule's */
+  size_t passes_otherwise;        /* passing cases whose answer is not the fitted rule's: */
+  char passes_otherwise_ids[300]; /* evidence against it the failures outweigh; first ids */
   fit_group groups[FIT_GROUPS_MAX];
   size_t n_groups;
   size_t grouped_rest; /* unexplained failures past the last group */

@@ -98,6 +98,13 @@ def outside_the_axes(ctx):
     """The samplers of outside_adapters.py, through the Python template."""
     def impl(name):
         return f"exec:{ctx.python} {OUTSIDE} {name}"
+    report = ctx.json("run", "--impl", impl("int32-top-k"), "--no-batches",
+                      "--suite", "params")["diagnosis"]
+    ctx.check("sieve run of a sampler that checks top_k's maximum in filter only fits "
+              "top_k_max=none and names the passing case that rule answers otherwise",
+              report["rule"]["top_k_max"] == "none" and report["passes_otherwise"] == 1
+              and report["passes_otherwise_cases"] == ["validation/filter-top-k-above-int32"],
+              {k: report[k] for k in ("passes_otherwise", "passes_otherwise_cases")})
     got, matches = fingerprint(ctx, impl("inclusive"))
     want = {"boundary": "no value fits", "topp_scope": "full", "topp_ties": "lowest",
             "temperature_at": "before", "rank_key": "probability", "topk_ties": "by_id"}

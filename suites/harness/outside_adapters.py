@@ -16,6 +16,9 @@ checks and one choice of its own:
     shrunk-top-p       two departures, one unnamed: top-p removes a token whose mass before is
                        >= 0.9 * top_p, a rule no value of the boundary axis describes, and
                        top-k keeps every token tied with the k-th (topk_ties=keep_all)
+    int32-top-k        DeepInfer's rule but for one check in two places, as SGLang has it:
+                       validate accepts any positive top_k, and filter puts top_k in an int32
+                       tensor, which rejects one above 2^31 - 1 as DeepInfer does
     unchecked          DeepInfer's rule, dividing by T, with no check of the logits: a quotient
                        that overflows is an infinity, and NaN or +inf is softmaxed as it comes
                        (most engines do so)
@@ -123,6 +126,19 @@ def shrunk_top_p(logits, temperature, top_k, top_p, engine=None):
     return torch.log_softmax(masked, dim=0)
 
 
+def any_positive_top_k(temperature, top_k, top_p):
+    """DeepInfer's checks with no largest top_k."""
+    big = top_k is not None and top_k > 2**31 - 1
+    t, k, p = template.deepinfer_params(temperature, 1 if big else top_k, top_p)
+    return t, top_k if big and k == 1 else k, p
+
+
+def int32_top_k(logits, temperature, top_k, top_p, engine=None):
+    if top_k is not None and top_k > 2**31 - 1:
+        raise template.Rejected("top_k", "top_k does not fit the int32 tensor of top_ks")
+    return TEMPLATE_FILTER(logits, temperature, top_k, top_p, engine)
+
+
 def unchecked(logits, temperature, top_k, top_p, engine=None):
     temperature, top_k, top_p = template.deepinfer_params(temperature, top_k, top_p)
     scaled = logits.float() / torch.tensor(temperature, dtype=torch.float32)
@@ -136,12 +152,16 @@ def unchecked(logits, temperature, top_k, top_p, engine=None):
     return torch.log_softmax(masked, dim=0)
 
 
+TEMPLATE_FILTER = template.filter_logprobs
 SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
             "probability-logit": probability_space(True), "divides-by-t": divides_by_t,
-            "ge-tail-16": ge_tail_16, "shrunk-top-p": shrunk_top_p, "unchecked": unchecked}
+            "ge-tail-16": ge_tail_16, "shrunk-top-p": shrunk_top_p, "unchecked": unchecked,
+            "int32-top-k": int32_top_k}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
         sys.exit(f"usage: outside_adapters.py {'|'.join(SAMPLERS)}")
+    if sys.argv[1] == "int32-top-k":
+        template.sampler_params = any_positive_top_k
     template.filter_logprobs = SAMPLERS[sys.argv[1]]
     template.main()
