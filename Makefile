@@ -45,7 +45,7 @@ PYTHON := /usr/bin/python3
 
 ORACLE_SRC := $(wildcard $(ROOT)/oracle/*.c)
 # The harness's layers, bottom to top (harness/README.md); cli/main.c is the CLI's entry.
-HARNESS_LAYERS := protocol run report engines explain cli
+HARNESS_LAYERS := protocol run report engines explain fuzz cli
 HARNESS_MAIN := $(ROOT)/harness/cli/main.c
 HARNESS_LIB_SRC := $(filter-out $(HARNESS_MAIN),$(foreach l,$(HARNESS_LAYERS),$(wildcard $(ROOT)/harness/$(l)/*.c)))
 SUITE_SRC := $(wildcard $(ROOT)/suites/*.c)
@@ -89,7 +89,7 @@ JUNIT_XSD_INTEGRITY := sha512-iDn2tlKHn8Vh8o4nCzcUVW4q7iXp7cC4EB78N0cDHIobLymyHN
 JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
 .PHONY: all deps gen-deps test-deps test test-build test-objects test-stages run examples clean install fixtures \
-  check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check
+  check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check fuzz-long
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI) $(C_ADAPTER)
 
@@ -232,6 +232,11 @@ test:
 # the report (the adapter wraps a plain PyTorch sampling function; see harness/adapters/).
 run: all gen-deps
 	$(CLI) run --impl exec:"$(PYTHON) $(PY_ADAPTER)"
+
+# The long runs of sieve fuzz: the faithful ports 10 minutes each, every mutant up to 60 s
+# (harness/fuzz/README.md records what they found).
+fuzz-long: all $(MUTANT_LIBS)
+	sh $(ROOT)/suites/fuzz/long.sh $(ROOT) 600 60
 
 # Serves the example requests of harness/examples/ and prints each with its answer.
 examples: all

@@ -15,8 +15,9 @@
 #include "protocol/proc.h"
 #include "sieve.h"
 
-static const cli_command *const commands[] = {&cli_serve,   &cli_run,  &cli_fingerprint, &cli_diff,
-                                              &cli_explain, &cli_case, &cli_profiles,    &cli_axes};
+static const cli_command *const commands[] = {&cli_serve, &cli_run,      &cli_fingerprint,
+                                              &cli_diff,  &cli_explain,  &cli_fuzz,
+                                              &cli_case,  &cli_profiles, &cli_axes};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 #define SUMMARY_COLUMN 54
 

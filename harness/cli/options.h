@@ -19,8 +19,8 @@ typedef struct cli_command {
 } cli_command;
 
 /* Every subcommand, in the order of `sieve --help`. */
-extern const cli_command cli_serve, cli_run, cli_fingerprint, cli_diff, cli_explain, cli_case,
-    cli_profiles, cli_axes;
+extern const cli_command cli_serve, cli_run, cli_fingerprint, cli_diff, cli_explain, cli_fuzz,
+    cli_case, cli_profiles, cli_axes;
 
 typedef enum cli_kind {
   CLI_VALUE, /* --name VALUE or --name=VALUE, once */

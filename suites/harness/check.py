@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sieve_cli import Context  # noqa: E402
 
 # The heavy modules first, so that they start at once.
-MODULES = ("mutants", "variants", "diagnosis", "faithful", "statistics", "engines", "engine_tools", "fakes",
+MODULES = ("mutants", "variants", "diagnosis", "faithful", "statistics", "engines", "engine_tools", "fakes", "fuzz",
            "reports", "expectations", "cli")
 
 

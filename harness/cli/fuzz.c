@@ -1,0 +1,146 @@
+/* `sieve fuzz --impl IMPL [options]`: random rows at engine scale (fuzz/fuzz.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fuzz/fuzz.h"
+#include "impl.h"
+#include "options.h"
+#include "run/check.h"
+
+typedef struct fuzz_cli {
+  const char *impl, *against, *seed, *time, *rows, *repeat, *save, *precision, *timeout,
+      *max_logits;
+  cli_list vocab, batch, families, ops;
+  int first;
+  size_t vocabs[CLI_LIST_MAX], batches[CLI_LIST_MAX];
+  impl_command cmd, rule;
+} fuzz_cli;
+
+/* A list of whole numbers in [1, hi] into `out`; 0, or 2 after the usage error. */
+static int sizes(const cli_command *self, const cli_list *list, long long hi, size_t *out) {
+  for (size_t i = 0; i < list->n; i++) {
+    long long x;
+    if (cli_integer(list->items[i], 1, hi, &x) != 0)
+      return cli_usage_error(self, "not a size in range:", list->items[i]);
+    out[i] = (size_t)x;
+  }
+  return 0;
+}
+
+static int read_space(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
+  int rc = sizes(self, &c->vocab, 1 << 20, c->vocabs);
+  if (rc == 0)
+    rc = sizes(self, &c->batch, 1024, c->batches);
+  o->space.vocabs = c->vocab.n ? c->vocabs : fuzz_default_vocabs;
+  o->space.n_vocabs = c->vocab.n ? c->vocab.n : fuzz_default_n_vocabs;
+  o->batches = c->batch.n ? c->batches : fuzz_default_batches;
+  o->n_batches = c->batch.n ? c->batch.n : fuzz_default_n_batches;
+  o->space.families = c->families.n ? 0 : (1u << FUZZ_FAMILY_COUNT) - 1;
+  for (size_t i = 0; rc == 0 && i < c->families.n; i++) {
+    const int f = fuzz_family_parse(c->families.items[i]);
+    if (f < 0)
+      return cli_usage_error(
+          self, "unknown family (sieve fuzz --help lists them):", c->families.items[i]);
+    o->space.families |= 1u << f;
+  }
+  for (size_t i = 0; rc == 0 && i < c->ops.n; i++)
+    if (strcmp(c->ops.items[i], "filter") != 0)
+      return cli_usage_error(self, "fuzz asks filter rows only so far, not", c->ops.items[i]);
+  return rc;
+}
+
+static int read_numbers(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
+  long long rows = 0, repeat = 1, seconds = 0, logits = 1 << 21;
+  unsigned long long seed = (unsigned long long)time(NULL);
+  if (c->seed && cli_unsigned(c->seed, &seed) != 0)
+    return cli_usage_error(self, "--seed is not a whole number:", c->seed);
+  if ((c->rows && cli_integer(c->rows, 1, 1LL << 40, &rows) != 0) ||
+      (c->time && cli_integer(c->time, 1, 1LL << 30, &seconds) != 0) ||
+      (c->repeat && cli_integer(c->repeat, 1, 100, &repeat) != 0) ||
+      (c->max_logits && cli_integer(c->max_logits, 1, 1LL << 28, &logits) != 0))
+    return cli_usage_error(self,
+                           "--rows, --time, --repeat and --max-logits take whole numbers "
+                           "in range",
+                           NULL);
+  if (c->rows && c->time)
+    return cli_usage_error(self, "give --rows or --time, not both", NULL);
+  o->seed = seed;
+  o->rows = (size_t)(c->rows || !c->time ? (rows ? rows : 1000) : 0);
+  o->seconds = (double)seconds;
+  o->repeat = (int)repeat;
+  o->max_logits = (size_t)logits;
+  o->precision = c->precision ? sieve_precision_parse(c->precision) : -1;
+  if (c->precision && o->precision < 0)
+    return cli_usage_error(self, "--precision is float32 or float64, not", c->precision);
+  return cli_timeout(self, c->timeout, &o->timeout_ms);
+}
+
+static int read_rule(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
+  char err[256];
+  const char *against = c->against ? c->against : "profile:deepinfer";
+  if (strncmp(against, "profile:", 8) != 0 && strncmp(against, "rule:", 5) != 0)
+    return cli_usage_error(self, "--against is profile:NAME or rule:AXIS=VALUE,..., not", against);
+  if (impl_command_parse(&c->rule, against, err, sizeof err) != 0)
+    return cli_usage_error(self, err, NULL);
+  o->rule = &c->rule.rule;
+  o->rule_name = c->rule.name;
+  if (impl_command_parse(&c->cmd, c->impl, err, sizeof err) != 0)
+    return cli_usage_error(self, err, NULL);
+  o->impl = &c->cmd.target;
+  o->impl_arg = c->impl;
+  return 0;
+}
+
+static int fuzz_main(const cli_command *self, int argc, char **argv) {
+  static fuzz_cli c = {.timeout = "30"};
+  const cli_option options[] = {
+      {"--impl", CLI_VALUE, &c.impl},       {"--against", CLI_VALUE, &c.against},
+      {"--seed", CLI_VALUE, &c.seed},       {"--time", CLI_VALUE, &c.time},
+      {"--rows", CLI_VALUE, &c.rows},       {"--vocab", CLI_LIST, &c.vocab},
+      {"--batch", CLI_LIST, &c.batch},      {"--families", CLI_LIST, &c.families},
+      {"--ops", CLI_LIST, &c.ops},          {"--repeat", CLI_VALUE, &c.repeat},
+      {"--save", CLI_VALUE, &c.save},       {"--precision", CLI_VALUE, &c.precision},
+      {"--timeout", CLI_VALUE, &c.timeout}, {"--max-logits", CLI_VALUE, &c.max_logits},
+      {"--first", CLI_FLAG, &c.first}};
+  fuzz_options o = {.save = NULL};
+  int rc = cli_parse(self, options, sizeof options / sizeof options[0], argc, argv, NULL, 0, NULL);
+  if (rc != 0)
+    return rc;
+  if (!c.impl)
+    return cli_usage_error(self, "--impl is required", NULL);
+  if ((rc = read_space(self, &c, &o)) != 0 || (rc = read_numbers(self, &c, &o)) != 0 ||
+      (rc = read_rule(self, &c, &o)) != 0)
+    return rc;
+  o.save = c.save;
+  o.first = c.first;
+  return sieve_fuzz(&o, stdout);
+}
+
+const cli_command cli_fuzz = {
+    "fuzz", "--impl IMPL [--seed S] [--rows N | --time S] [--vocab LIST] [--batch LIST] ...",
+    "random rows at engine scale, shrunk on failure",
+    "usage: sieve fuzz --impl IMPL [--against profile:NAME|rule:AXIS=VALUE,...] [--seed S]\n"
+    "                  [--rows N | --time SECONDS] [--vocab V,...] [--batch B,...]\n"
+    "                  [--families F,...] [--ops filter] [--repeat K] [--save DIR]\n"
+    "                  [--precision float32|float64] [--timeout S] [--max-logits N]\n"
+    "                  [--first]\n"
+    "Random filter rows in batches, each judged against the rule (--against; DeepInfer's by\n"
+    "default) at the implementation's precision, where a decision that precision could flip\n"
+    "admits every outcome it could give. One row of each batch is asked again alone, the batch\n"
+    "now and then reversed, and with --repeat K the same batch K times: a decision that moves\n"
+    "is a failure of its own. The first failure of each kind is shrunk to a minimal batch and\n"
+    "row and printed with the axis values under which the rule gives its answer; --save DIR\n"
+    "writes those as DIR/fuzz-SEED.json, which sieve run --fixtures replays.\n"
+    "--seed: the run is reproducible from it (default: the clock's seconds, printed first).\n"
+    "--rows: stop after N rows (default 1000); --time: after that many seconds.\n"
+    "--vocab: sizes to draw from (default 1 to 262144, around powers of two and tile widths).\n"
+    "--batch: batch sizes (default 1,2,7,64,257,1024; at most hello's \"max_batch\").\n"
+    "--families: peaked, levels, bf16, fp16, holes, dyadic, underflow, extremes (default all).\n"
+    "--max-logits: the most logits one request carries (default 2097152).\n"
+    "--first: stop after the batch of the first failure; the report says when it came.\n"
+    "Exit status: 0 no failure, 1 failures, 2 a usage error, an implementation that could not\n"
+    "be started or greeted, or a file not written.\n",
+    fuzz_main};

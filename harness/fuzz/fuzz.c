@@ -1,0 +1,372 @@
+/*
+ * The fuzz loop (fuzz.h; README.md). Each round draws a batch size and rows for it, asks the
+ * implementation, judges every row against the rule, and asks one row again alone (now and
+ * then the whole batch reversed too, and with --repeat the same batch again) to compare the
+ * decisions. The first failure of each verdict is shrunk (shrink.h) and reported with the axis
+ * values under which the rule gives the implementation's answer.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fuzz.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "protocol/jbuf.h"
+#include "run/check.h"
+#include "run/fixture.h"
+#include "save.h"
+#include "shrink.h"
+
+const size_t fuzz_default_batches[] = {1, 2, 7, 64, 257, 1024};
+const size_t fuzz_default_n_batches = sizeof fuzz_default_batches / sizeof fuzz_default_batches[0];
+
+#define FUZZ_SHRINK_BUDGET 400  /* requests one shrink may ask */
+#define FUZZ_SAMPLES 16         /* failing rows kept per verdict to test the hint on */
+#define FUZZ_SAMPLE_LOGITS 4096 /* the largest row kept as such a sample */
+
+/* A failing row and its answer: an axis value is named only when it explains all of them. */
+typedef struct fuzz_sample {
+  cJSON *row, *engine, *answer;
+} fuzz_sample;
+
+typedef struct fuzz_state {
+  const fuzz_options *o;
+  fuzz_judge judge;
+  fuzz_space space;
+  conn c;
+  fuzz_rng rng;
+  size_t max_batch;
+  size_t rows, batches, compared;
+  double start, first_failure; /* seconds since the start at which the first row failed */
+  size_t by_verdict[FUZZ_VERDICT_COUNT];
+  fuzz_failure found[FUZZ_VERDICT_COUNT]; /* the first failure of each verdict, shrunk */
+  fuzz_sample samples[FUZZ_VERDICT_COUNT][FUZZ_SAMPLES];
+  size_t n_samples[FUZZ_VERDICT_COUNT];
+  FILE *out;
+} fuzz_state;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ----------------------------------------------------------------------------- hello */
+
+static void read_hello(fuzz_state *s, const cJSON *hello) {
+  const cJSON *precision = cJSON_GetObjectItemCaseSensitive(hello, "precision");
+  const cJSON *max_batch = cJSON_GetObjectItemCaseSensitive(hello, "max_batch");
+  const cJSON *options = cJSON_GetObjectItemCaseSensitive(hello, "engine_options");
+  const int declared =
+      cJSON_IsString(precision) ? sieve_precision_parse(precision->valuestring) : -1;
+  s->judge.precision = s->o->precision >= 0 ? s->o->precision
+                       : declared >= 0      ? declared
+                                            : SIEVE_PRECISION_FLOAT32;
+  s->max_batch = cJSON_IsNumber(max_batch) && max_batch->valuedouble >= 1
+                     ? (size_t)max_batch->valuedouble
+                     : SIZE_MAX;
+  s->space.engine_options = !options || cJSON_GetArraySize(options) >= 2;
+}
+
+static int greet(fuzz_state *s) {
+  char detail[300];
+  if (conn_start(&s->c, s->o->impl, s->o->timeout_ms) != PROC_OK) {
+    fprintf(stderr, "sieve fuzz: cannot start %s\n", s->o->impl_arg);
+    return 2;
+  }
+  cJSON *hello = conn_hello(&s->c, detail, sizeof detail);
+  int rc = !hello || sieve_hello_check(hello, detail, detail, sizeof detail) != 0 ? 2 : 0;
+  if (rc == 0 && !sieve_hello_offers(hello, "filter"))
+    snprintf(detail, sizeof detail, "it does not offer filter, the op fuzz asks"), rc = 2;
+  if (rc != 0)
+    fprintf(stderr, "sieve fuzz: %s: %s\n", s->o->impl_arg, detail);
+  else {
+    read_hello(s, hello);
+    fprintf(s->out, "sieve fuzz: seed %llu, %s (%s), judged against %s at %s\n",
+            (unsigned long long)s->o->seed, s->o->impl_arg, sieve_case_str(hello, "name"),
+            s->judge.name, sieve_precision_name(s->judge.precision));
+  }
+  cJSON_Delete(hello);
+  return rc;
+}
+
+/* ----------------------------------------------------------------------------- rounds */
+
+static cJSON *draw_batch(fuzz_state *s) {
+  size_t b = s->o->batches[fuzz_below(&s->rng, s->o->n_batches)], vocab[1024], smallest = SIZE_MAX;
+  b = b > s->max_batch ? s->max_batch : b > 1024 ? 1024 : b;
+  const size_t most = s->o->max_logits / b ? s->o->max_logits / b : 1;
+  const int one_vocab = (int)fuzz_below(&s->rng, 2);
+  for (size_t i = 0; i < b; i++) {
+    vocab[i] = one_vocab && i ? vocab[0] : fuzz_vocab(&s->rng, &s->space, most);
+    smallest = vocab[i] < smallest ? vocab[i] : smallest;
+  }
+  cJSON *request = cJSON_CreateObject(), *rows = cJSON_CreateArray();
+  cJSON_AddStringToObject(request, "op", "filter");
+  cJSON_AddItemToObject(request, "engine", fuzz_engine(&s->rng, &s->space, smallest));
+  cJSON_AddItemToObject(request, "rows", rows);
+  for (size_t i = 0; i < b; i++) {
+    int family;
+    cJSON *row = fuzz_row(&s->rng, &s->space, vocab[i], &family);
+    if (!row || !cJSON_AddItemToArray(rows, row))
+      return cJSON_Delete(row), cJSON_Delete(request), NULL;
+  }
+  return request;
+}
+
+static void keep_sample(fuzz_state *s, const cJSON *request, size_t row, fuzz_verdict v,
+                        const cJSON *got) {
+  const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(request, "rows"), (int)row);
+  const cJSON *engine = cJSON_GetObjectItemCaseSensitive(request, "engine");
+  if (!got || s->n_samples[v] == FUZZ_SAMPLES ||
+      cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "logits")) > FUZZ_SAMPLE_LOGITS)
+    return;
+  fuzz_sample *k = &s->samples[v][s->n_samples[v]++];
+  k->row = cJSON_Duplicate(r, 1);
+  k->engine = engine ? cJSON_Duplicate(engine, 1) : NULL;
+  k->answer = cJSON_Duplicate(got, 1);
+}
+
+static void record(fuzz_state *s, const cJSON *request, size_t row, const fuzz_judgement *jd,
+                   const cJSON *got, const cJSON *other, size_t other_batch) {
+  fuzz_failure *f = &s->found[jd->verdict];
+  if (jd->verdict >= FUZZ_KEPT && s->first_failure < 0)
+    s->first_failure = now() - s->start;
+  if (jd->verdict >= FUZZ_KEPT)
+    keep_sample(s, request, row, jd->verdict, got);
+  if (s->by_verdict[jd->verdict]++ || jd->verdict < FUZZ_KEPT)
+    return;
+  *f = (fuzz_failure){.request = cJSON_Duplicate(request, 1),
+                      .row = row,
+                      .judgement = *jd,
+                      .answer = got ? cJSON_Duplicate(got, 1) : NULL,
+                      .other = other ? cJSON_Duplicate(other, 1) : NULL,
+                      .other_batch = other_batch};
+  f->original_rows = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+  if (f->request)
+    fuzz_shrink(&s->c, &s->judge, f, FUZZ_SHRINK_BUDGET);
+}
+
+static cJSON *ask(fuzz_state *s, const cJSON *request, char *detail, size_t len) {
+  cJSON *answer = conn_ask_json(&s->c, request, detail, len);
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
+  if (answer && (!cJSON_IsArray(rows) ||
+                 cJSON_GetArraySize(rows) !=
+                     cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows")))) {
+    snprintf(detail, len, "not one row of answers per row asked");
+    cJSON_Delete(answer);
+    return NULL;
+  }
+  return answer;
+}
+
+static void judge_batch(fuzz_state *s, const cJSON *request, const cJSON *answer) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(request, "rows");
+  const cJSON *engine = cJSON_GetObjectItemCaseSensitive(request, "engine");
+  const cJSON *got = cJSON_GetObjectItemCaseSensitive(answer, "rows");
+  for (size_t i = 0; i < (size_t)cJSON_GetArraySize(rows); i++) {
+    fuzz_judgement jd;
+    const cJSON *g = cJSON_GetArrayItem(got, (int)i);
+    if (fuzz_judge_row(&s->judge, cJSON_GetArrayItem(rows, (int)i), engine, g, &jd) != 0)
+      continue;
+    s->rows++;
+    if (jd.verdict == FUZZ_REACH || jd.verdict >= FUZZ_KEPT)
+      record(s, request, i, &jd, g, NULL, 0);
+  }
+}
+
+/* Compares the decisions of row i in `answer` with those in `again`, whose row j it is. */
+static void compare_row(fuzz_state *s, const cJSON *request, const cJSON *answer, size_t i,
+                        const cJSON *again, size_t j, size_t other_batch, const char *how) {
+  const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), (int)i);
+  const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(again, "rows"), (int)j);
+  s->compared++;
+  if (fuzz_same_decisions(a, b))
+    return;
+  fuzz_judgement jd = {FUZZ_BATCH, ""};
+  snprintf(jd.why, sizeof jd.why, "row %zu of a batch of %zu decides otherwise %s", i,
+           (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows")), how);
+  record(s, request, i, &jd, a, b, other_batch);
+}
+
+/* Asks `other`, a reshaping of the batch, and compares each row it holds: row i of the batch
+ * is row at(i) of `other`, or not in it when at(i) is SIZE_MAX. */
+typedef size_t (*row_in)(size_t i, size_t n, size_t row);
+
+static size_t as_alone(size_t i, size_t n, size_t row) { return (void)n, i == row ? 0 : SIZE_MAX; }
+static size_t as_reversed(size_t i, size_t n, size_t row) { return (void)row, n - 1 - i; }
+static size_t as_repeated(size_t i, size_t n, size_t row) { return (void)n, (void)row, i; }
+
+static void compare_with(fuzz_state *s, const cJSON *request, const cJSON *answer, cJSON *other,
+                         row_in at, size_t row, const char *how) {
+  const size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+  char detail[256];
+  cJSON *again = other ? ask(s, other, detail, sizeof detail) : NULL;
+  const size_t shape = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(other, "rows"));
+  for (size_t i = 0; again && i < n; i++)
+    if (at(i, n, row) != SIZE_MAX)
+      compare_row(s, request, answer, i, again, at(i, n, row), shape, how);
+  cJSON_Delete(again);
+  cJSON_Delete(other);
+}
+
+/* One row asked alone; the batch reversed one time in four; with --repeat K, asked K - 1 more
+ * times as it was. */
+static void compare_shapes(fuzz_state *s, const cJSON *request, const cJSON *answer) {
+  const size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+  const size_t row = (size_t)fuzz_below(&s->rng, n);
+  if (n > 1)
+    compare_with(s, request, answer, fuzz_reshaped(request, 1, row), as_alone, row, "than alone");
+  if (n > 2 && fuzz_below(&s->rng, 4) == 0)
+    compare_with(s, request, answer, fuzz_reshaped(request, 0, row), as_reversed, row,
+                 "with the rows reversed");
+  for (int k = 1; k < s->o->repeat; k++)
+    compare_with(s, request, answer, cJSON_Duplicate(request, 1), as_repeated, row,
+                 "when asked again");
+}
+
+static void round_of(fuzz_state *s) {
+  char detail[256];
+  cJSON *request = draw_batch(s), *answer = request ? ask(s, request, detail, sizeof detail) : NULL;
+  if (request && !answer) {
+    fuzz_judgement jd = {FUZZ_CRASH, ""};
+    snprintf(jd.why, sizeof jd.why, "%s", detail);
+    s->rows += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+    record(s, request, 0, &jd, NULL, NULL, 0);
+  } else if (answer) {
+    judge_batch(s, request, answer);
+    compare_shapes(s, request, answer);
+  }
+  s->batches++;
+  cJSON_Delete(answer);
+  cJSON_Delete(request);
+}
+
+/* ----------------------------------------------------------------------------- the report */
+
+/* Whether the rule with axis a at v gives the answer of every kept sample of a verdict and of
+ * the minimal case. */
+static int explains_all(const fuzz_state *s, const fuzz_failure *f, int a, int v) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  sieve_rule r = s->o->rule ? *s->o->rule : deepinfer;
+  fuzz_judge j = s->judge;
+  fuzz_judgement jd;
+  if (v == sieve_rule_get(&r, a) || sieve_rule_set(&r, a, v) != 0)
+    return 0;
+  j.rule = &r;
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
+  if (fuzz_judge_row(&j, cJSON_GetArrayItem(rows, (int)f->row),
+                     cJSON_GetObjectItemCaseSensitive(f->request, "engine"), f->answer, &jd) != 0 ||
+      jd.verdict >= FUZZ_KEPT)
+    return 0;
+  const fuzz_verdict kind = f->judgement.verdict;
+  for (size_t i = 0; i < s->n_samples[kind]; i++) {
+    const fuzz_sample *k = &s->samples[kind][i];
+    if (fuzz_judge_row(&j, k->row, k->engine, k->answer, &jd) != 0 || jd.verdict >= FUZZ_KEPT)
+      return 0;
+  }
+  return 1;
+}
+
+/* The axis values under which the rule gives the answers of the minimal case and of every
+ * failing row kept of its verdict, "a=v, b=w", or "". */
+static void explained_by(const fuzz_state *s, const fuzz_failure *f, char *out, size_t len) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (int a = 0; a < SIEVE_AXIS_COUNT && f->answer; a++)
+    for (int v = 0; v < sieve_axis_values(a); v++)
+      if (at < len && explains_all(s, f, a, v))
+        at += (size_t)snprintf(out + at, len - at, "%s%s=%s", at ? ", " : "", sieve_axis_name(a),
+                               sieve_axis_value_name(a, v));
+}
+
+static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
+  jbuf text = {0};
+  if (x)
+    jbuf_json(&text, x);
+  const size_t n = text.data && !text.failed ? strlen(text.data) : 0;
+  fprintf(out, "  %s: %.*s%s\n", label, n > 1200 ? 1200 : (int)n, n ? text.data : "none",
+          n > 1200 ? " ... (clipped)" : "");
+  jbuf_free(&text);
+}
+
+static void report_failure(const fuzz_state *s, const fuzz_failure *f) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
+  const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
+  char hint[400];
+  fprintf(s->out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
+          fuzz_verdict_what(f->judgement.verdict), s->by_verdict[f->judgement.verdict]);
+  fprintf(s->out,
+          "  minimal: row %zu of a batch of %d, %d logits (found in a batch of %zu; "
+          "shrunk in %zu requests)\n",
+          f->row, cJSON_GetArraySize(rows),
+          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
+          f->asked);
+  fprintf(s->out, "  why: %s\n", f->judgement.why);
+  print_json_clipped(s->out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
+                     cJSON_GetArraySize(rows) > 1 ? row : f->request);
+  print_json_clipped(s->out, "its answer", f->answer);
+  if (f->other)
+    print_json_clipped(s->out, f->other_batch == 1 ? "asked alone" : "in the other shape",
+                       f->other);
+  if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_VALUE ||
+      f->judgement.verdict == FUZZ_ERROR) {
+    explained_by(s, f, hint, sizeof hint);
+    fprintf(s->out, "  %s%s\n",
+            hint[0] ? "the rule gives this answer with "
+                    : "no single axis value explains this answer",
+            hint);
+  }
+}
+
+static int report(fuzz_state *s, double seconds) {
+  size_t failed = 0;
+  for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
+    if (s->found[v].request)
+      report_failure(s, &s->found[v]);
+  for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
+    failed += s->by_verdict[v];
+  int rc = failed ? 1 : 0;
+  if (s->o->save && failed) {
+    char path[4200];
+    if (fuzz_save(s->o->save, s->o->seed, &s->judge, s->found, FUZZ_VERDICT_COUNT, path,
+                  sizeof path) == 0)
+      fprintf(s->out, "\nminimal cases saved: %s (sieve run --impl IMPL --fixtures %s)\n", path,
+              path);
+    else
+      fprintf(stderr, "sieve fuzz: %s\n", path), rc = 2;
+  }
+  fprintf(s->out,
+          "\nsieve fuzz %s: %zu rows in %zu batches, %zu within float reach, %zu "
+          "failed; %zu decisions compared across shapes; %.1f s (seed %llu)\n",
+          failed ? "FAILED" : "passed", s->rows, s->batches, s->by_verdict[FUZZ_REACH], failed,
+          s->compared, seconds, (unsigned long long)s->o->seed);
+  if (failed)
+    fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
+  return rc;
+}
+
+int sieve_fuzz(const fuzz_options *o, FILE *out) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  fuzz_state s = {.o = o, .space = o->space, .out = out, .rng = {o->seed}, .first_failure = -1};
+  s.judge = (fuzz_judge){o->rule ? o->rule : &deepinfer, o->rule_name, SIEVE_PRECISION_FLOAT32};
+  int rc = greet(&s);
+  s.start = now();
+  while (rc == 0 && (o->rows ? s.rows < o->rows : now() - s.start < o->seconds) &&
+         !(o->first && s.first_failure >= 0))
+    round_of(&s);
+  if (rc == 0)
+    rc = report(&s, now() - s.start);
+  conn_stop(&s.c, NULL, 0);
+  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
+    fuzz_failure_free(&s.found[v]);
+    for (size_t i = 0; i < s.n_samples[v]; i++) {
+      cJSON_Delete(s.samples[v][i].row);
+      cJSON_Delete(s.samples[v][i].engine);
+      cJSON_Delete(s.samples[v][i].answer);
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,207 @@
+/*
+ * Shrinking (shrink.h): first the batch, by removing runs of the other rows, halving the run
+ * while nothing more can go (delta debugging); then the failing row: its parameters and engine
+ * options one at a time, runs of its tokens the same way, and its logits rounded whole.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "shrink.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run/check.h"
+
+void fuzz_failure_free(fuzz_failure *f) {
+  cJSON_Delete(f->request);
+  cJSON_Delete(f->answer);
+  cJSON_Delete(f->other);
+  f->request = f->answer = f->other = NULL;
+}
+
+static cJSON *rows_of(const cJSON *request) {
+  return cJSON_GetObjectItemCaseSensitive(request, "rows");
+}
+
+cJSON *fuzz_reshaped(const cJSON *request, int alone, size_t row) {
+  cJSON *out = cJSON_Duplicate(request, 1), *rows = rows_of(out), *fresh = cJSON_CreateArray();
+  const size_t n = (size_t)cJSON_GetArraySize(rows);
+  for (size_t i = n; out && fresh && i-- > 0;) {
+    cJSON *r = cJSON_DetachItemFromArray(rows, (int)i);
+    if (alone && i != row)
+      cJSON_Delete(r);
+    else
+      cJSON_AddItemToArray(fresh, r);
+  }
+  cJSON_ReplaceItemInObjectCaseSensitive(out, "rows", fresh);
+  return out;
+}
+
+int fuzz_same_decisions(const cJSON *a, const cJSON *b) {
+  char x[17], y[17];
+  sieve_answer_digest(a, x);
+  sieve_answer_digest(b, y);
+  return strcmp(x, y) == 0;
+}
+
+/* The answer of row `row` to `request`, or NULL with the verdict that says why there is none. */
+static cJSON *ask_row(conn *c, const cJSON *request, size_t row, fuzz_verdict *why) {
+  char detail[256];
+  cJSON *answer = conn_ask_json(c, request, detail, sizeof detail);
+  cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows"), *out = NULL;
+  *why = !answer ? FUZZ_CRASH : FUZZ_MALFORMED;
+  if (cJSON_IsArray(rows) && cJSON_GetArraySize(rows) == cJSON_GetArraySize(rows_of(request)))
+    out = cJSON_DetachItemFromArray(rows, (int)row);
+  cJSON_Delete(answer);
+  return out;
+}
+
+int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *request, size_t row) {
+  fuzz_verdict none;
+  cJSON *got = ask_row(c, request, row, &none), *other = NULL;
+  fuzz_judgement verdict = {none, "no answer"};
+  f->asked++;
+  if (got && f->judgement.verdict == FUZZ_BATCH) {
+    cJSON *single = fuzz_reshaped(request, 1, row);
+    other = single ? ask_row(c, single, 0, &none) : NULL;
+    f->asked++;
+    verdict.verdict = other && !fuzz_same_decisions(got, other) ? FUZZ_BATCH : FUZZ_PASS;
+    snprintf(verdict.why, sizeof verdict.why,
+             "row %zu of a batch of %d decides otherwise than alone", row,
+             cJSON_GetArraySize(rows_of(request)));
+    cJSON_Delete(single);
+  } else if (got && fuzz_judge_row(j, cJSON_GetArrayItem(rows_of(request), (int)row),
+                                   cJSON_GetObjectItemCaseSensitive(request, "engine"), got,
+                                   &verdict) != 0)
+    verdict.verdict = FUZZ_PASS;
+  const int same = verdict.verdict == f->judgement.verdict;
+  if (same) {
+    cJSON_Delete(f->answer);
+    cJSON_Delete(f->other);
+    f->answer = got, f->other = other, f->judgement = verdict;
+    f->other_batch = 1;
+  } else {
+    cJSON_Delete(got);
+    cJSON_Delete(other);
+  }
+  return same;
+}
+
+/* Tries a changed request in place of the failure's; keeps it when it fails the same way. */
+static int try_request(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *candidate,
+                       size_t row) {
+  if (candidate && fuzz_fails_again(c, j, f, candidate, row)) {
+    cJSON_Delete(f->request);
+    f->request = candidate;
+    f->row = row;
+    return 1;
+  }
+  cJSON_Delete(candidate);
+  return 0;
+}
+
+/* ----------------------------------------------------------------------------- the batch */
+
+/* The request without rows [from, to), the failing row kept; NULL when nothing would go. */
+static cJSON *without_rows(const fuzz_failure *f, size_t from, size_t to, size_t *row) {
+  if (from <= f->row && f->row < to && to - from == 1)
+    return NULL;
+  cJSON *out = cJSON_Duplicate(f->request, 1), *rows = rows_of(out);
+  size_t removed_before = 0;
+  for (size_t i = to; out && i-- > from;)
+    if (i != f->row) {
+      cJSON_DeleteItemFromArray(rows, (int)i);
+      removed_before += i < f->row;
+    }
+  *row = f->row - removed_before;
+  return out;
+}
+
+static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+  size_t n = (size_t)cJSON_GetArraySize(rows_of(f->request)), row = 0;
+  if (n > 1 && f->judgement.verdict != FUZZ_BATCH &&
+      try_request(c, j, f, fuzz_reshaped(f->request, 1, f->row), 0))
+    return;
+  for (size_t chunk = n / 2; chunk >= 1 && f->asked < budget; chunk /= 2)
+    for (size_t from = 0;
+         from < (n = (size_t)cJSON_GetArraySize(rows_of(f->request))) && f->asked < budget;) {
+      const size_t to = from + chunk < n ? from + chunk : n;
+      if (!try_request(c, j, f, without_rows(f, from, to, &row), row))
+        from = to;
+    }
+}
+
+/* ----------------------------------------------------------------------------- the row */
+
+static cJSON *target_row(cJSON *request, size_t row) {
+  return cJSON_GetArrayItem(rows_of(request), (int)row);
+}
+
+/* The request with one member of the failing row's params, or the engine options, left out. */
+static cJSON *without_member(const fuzz_failure *f, const char *name) {
+  cJSON *out = cJSON_Duplicate(f->request, 1);
+  cJSON *holder = strcmp(name, "engine") == 0
+                      ? out
+                      : cJSON_GetObjectItemCaseSensitive(target_row(out, f->row), "params");
+  if (!cJSON_HasObjectItem(holder, name))
+    return cJSON_Delete(out), NULL;
+  cJSON_DeleteItemFromObjectCaseSensitive(holder, name);
+  return out;
+}
+
+/* The request with tokens [from, to) of the failing row left out (and the engine options, whose
+ * token ids would move); NULL when no token would be left. */
+static cJSON *without_tokens(const fuzz_failure *f, size_t from, size_t to) {
+  cJSON *out = cJSON_Duplicate(f->request, 1);
+  cJSON *logits = cJSON_GetObjectItemCaseSensitive(target_row(out, f->row), "logits");
+  const size_t v = (size_t)cJSON_GetArraySize(logits);
+  if (!out || to - from >= v)
+    return cJSON_Delete(out), NULL;
+  for (size_t i = to; i-- > from;)
+    cJSON_DeleteItemFromArray(logits, (int)i);
+  cJSON_DeleteItemFromObjectCaseSensitive(out, "engine");
+  return out;
+}
+
+/* The request with the failing row's finite logits rounded to multiples of `step`. */
+static cJSON *rounded(const fuzz_failure *f, double step) {
+  cJSON *out = cJSON_Duplicate(f->request, 1), *x;
+  int changed = 0;
+  cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(target_row(out, f->row), "logits")) {
+    if (!cJSON_IsNumber(x))
+      continue;
+    const double r = nearbyint(x->valuedouble / step) * step;
+    changed |= r != x->valuedouble;
+    cJSON_SetNumberValue(x, r);
+  }
+  if (!changed)
+    return cJSON_Delete(out), NULL;
+  return out;
+}
+
+static void shrink_row(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+  static const char *const members[] = {"engine", "top_k", "top_p", "temperature"};
+  for (size_t i = 0; i < 4 && f->asked < budget; i++)
+    try_request(c, j, f, without_member(f, members[i]), f->row);
+  size_t v = (size_t)cJSON_GetArraySize(
+      cJSON_GetObjectItemCaseSensitive(target_row(f->request, f->row), "logits"));
+  for (size_t chunk = v / 2; chunk >= 1 && f->asked < budget; chunk /= 2)
+    for (size_t from = 0; from < v && f->asked < budget;) {
+      const size_t to = from + chunk < v ? from + chunk : v;
+      if (try_request(c, j, f, without_tokens(f, from, to), f->row))
+        v -= to - from;
+      else
+        from = to;
+    }
+  static const double steps[] = {16.0, 1.0, 0.25, 1.0 / 64};
+  for (size_t i = 0; i < 4 && f->asked < budget; i++)
+    if (try_request(c, j, f, rounded(f, steps[i]), f->row))
+      break;
+}
+
+void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+  if (f->judgement.verdict == FUZZ_CRASH)
+    return;
+  shrink_batch(c, j, f, budget);
+  shrink_row(c, j, f, budget);
+}

@@ -1,0 +1,43 @@
+/*
+ * Shrinking a failure (README.md, "Shrinking"): the smallest batch that still fails the same
+ * way, then a smaller row: fewer tokens, rounder logits, simpler parameters. "The same way" is
+ * the same verdict (judge.h) on the same row.
+ */
+#ifndef SIEVE_FUZZ_SHRINK_H
+#define SIEVE_FUZZ_SHRINK_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "judge.h"
+#include "protocol/conn.h"
+
+/* A failing request: a filter request, and which of its rows fails. */
+typedef struct fuzz_failure {
+  cJSON *request; /* owned */
+  size_t row;
+  fuzz_judgement judgement;
+  cJSON *answer;        /* the implementation's answer to that row, owned */
+  cJSON *other;         /* FUZZ_BATCH: the row's answer in the other shape, owned */
+  size_t other_batch;   /* the size of that other batch */
+  size_t asked;         /* requests the shrinking asked */
+  size_t original_rows; /* the batch the failure was found in */
+} fuzz_failure;
+
+/* Whether asking `request` again gives the failure's verdict on its row (for FUZZ_BATCH: an
+ * answer other than the row asked alone). Fills a fresh judgement and answer when it does. */
+int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *request, size_t row);
+
+/* Shrinks `f` in place, asking at most `budget` requests. */
+void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget);
+
+void fuzz_failure_free(fuzz_failure *f);
+
+/* The request with its rows reversed, or with only row `row` when `alone`; NULL when out of
+ * memory. */
+cJSON *fuzz_reshaped(const cJSON *request, int alone, size_t row);
+
+/* Whether two answers make the same decisions (run/check.h, sieve_answer_digest). */
+int fuzz_same_decisions(const cJSON *a, const cJSON *b);
+
+#endif /* SIEVE_FUZZ_SHRINK_H */

@@ -1,0 +1,63 @@
+"""sieve fuzz: the oracle and the faithful float32 port run clean (the port ranks its float32
+probabilities, so rows whose probabilities underflow and tie come up); wrong ports are found
+and their minimal case names the axis value when one explains every failing row kept; a
+sampler whose batched path goes wrong only above 64 rows passes sieve run and is caught, shrunk
+to a batch of 65; --save writes a fixture file that sieve run replays; bad options are usage
+errors."""
+
+import json
+import os
+import re
+import tempfile
+
+from sieve_cli import FAKES
+
+MUTANTS_FOUND = {"ge-boundary": "boundary=ge", "topk-keeps-ties": "topk_ties=keep_all",
+                 "temperature-after-filters": "temperature_at=after",
+                 "topk-first-renormalized": "topp_scope=after_topk"}
+
+
+def fuzz(ctx, *args, env=None):
+    return ctx.cmd("fuzz", *args, env=env)
+
+
+def checks(ctx):
+    for impl, rows in (("profile:deepinfer", "5000"),
+                       (f"lib:{ctx.mutants}-f32/libport-faithful.so", "8000")):
+        p = fuzz(ctx, "--impl", impl, "--seed", "11", "--rows", rows)
+        ctx.check(f"sieve fuzz of {impl} passes {rows} random rows, some within float reach",
+                  p.returncode == 0 and "sieve fuzz passed" in p.stdout, p.stdout[-600:])
+    p = fuzz(ctx, "--impl", f"lib:{ctx.mutants}-f32/libport-faithful.so", "--seed", "5",
+             "--rows", "3000", "--families", "underflow", "--vocab", "4,17,129")
+    ctx.check("the faithful float32 port passes rows whose float32 probabilities underflow and "
+              "tie", p.returncode == 0 and re.search(r", [1-9]\d* within float reach", p.stdout),
+              p.stdout[-400:])
+    for name, value in MUTANTS_FOUND.items():
+        p = fuzz(ctx, "--impl", f"lib:{ctx.mutants}/lib{name}.so", "--seed", "7", "--rows", "3000")
+        ctx.check(f"sieve fuzz finds mutant {name} and its minimal case names {value}",
+                  p.returncode == 1 and f"with {value}" in p.stdout, p.stdout[-600:])
+    env = dict(os.environ, SIEVE_BIN=str(ctx.sieve))
+    fake = f"exec:{ctx.python} {FAKES / 'drops-top-p-above-64.py'}"
+    status, report, err = ctx.run(fake, "--suite", "ordering", env=env)
+    ctx.check("a sampler that drops top_p in batches above 64 rows passes sieve run",
+              status == 0, f"exit {status} {err[-300:]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = fuzz(ctx, "--impl", fake, "--seed", "3", "--rows", "1100", "--batch", "1024",
+                 "--vocab", "2,3,17", "--save", tmp, env=env)
+        ctx.check("sieve fuzz catches it and shrinks it to a batch of 65 rows naming "
+                  "topp_scope=ignored", p.returncode == 1 and "row 0 of a batch of 65" in p.stdout
+                  and "with topp_scope=ignored" in p.stdout, p.stdout[-800:])
+        saved = os.path.join(tmp, "fuzz-3.json")
+        cases = json.load(open(saved))["cases"] if os.path.exists(saved) else []
+        replay = ctx.cmd("run", "--impl", fake, "--fixtures", saved, env=env)
+        oracle = ctx.cmd("run", "--impl", "profile:deepinfer", "--fixtures", saved)
+        ctx.check("--save writes the minimal cases as fixtures: sieve run replays them, failing "
+                  "the fake and passing the oracle",
+                  cases and replay.returncode == 1 and oracle.returncode == 0,
+                  f"{len(cases)} cases, exit {replay.returncode}/{oracle.returncode} "
+                  f"{replay.stdout[-300:]} {oracle.stdout[-300:]}")
+    for bad in (["--ops", "sample"], ["--rows", "0"], ["--families", "none"],
+                ["--against", "exec:x"], ["--rows", "5", "--time", "5"]):
+        p = fuzz(ctx, "--impl", "profile:deepinfer", *bad)
+        ctx.check(f"sieve fuzz {' '.join(bad)} is a usage error", p.returncode == 2,
+                  p.stderr[-200:])

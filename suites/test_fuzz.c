@@ -1,0 +1,86 @@
+/* sieve fuzz's judge and rows (harness/fuzz/README.md): a decision the precision could flip
+ * admits each outcome it could give, and no other; a seed gives the same rows. */
+#include <string.h>
+
+#include "fuzz/judge.h"
+#include "fuzz/rows.h"
+#include "helpers.h"
+#include "run/check.h"
+
+static fuzz_verdict judged(int precision, const char *row, const char *got) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  const fuzz_judge j = {&deepinfer, "deepinfer", precision};
+  cJSON *r = cJSON_Parse(row), *g = cJSON_Parse(got);
+  cr_assert(r && g, "test JSON must parse");
+  fuzz_judgement out;
+  cr_assert_eq(fuzz_judge_row(&j, r, NULL, g, &out), 0);
+  cJSON_Delete(r);
+  cJSON_Delete(g);
+  return out.verdict;
+}
+
+#define F32 SIEVE_PRECISION_FLOAT32
+#define F64 SIEVE_PRECISION_FLOAT64
+static const char *const issue_row = "{\"logits\":[0,-200,-300,-250],\"params\":{\"top_k\":3}}";
+
+Test(fuzz_judge, float32_probabilities_that_underflow_and_tie_keep_token_order_within_reach) {
+  cr_expect_eq(judged(F32, issue_row, "{\"logprobs\":[0,-200,-300,null]}"), FUZZ_REACH);
+  cr_expect_eq(judged(F32, issue_row, "{\"logprobs\":[0,-200,null,-250]}"), FUZZ_PASS);
+}
+
+Test(fuzz_judge, float64_arithmetic_is_held_to_the_float64_ranking) {
+  cr_expect_eq(judged(F64, issue_row, "{\"logprobs\":[0,-200,-300,null]}"), FUZZ_KEPT);
+}
+
+Test(fuzz_judge, an_exact_binary_boundary_is_judged_strictly) {
+  const char *row = "{\"logits\":[1,1,1,1],\"params\":{\"top_p\":0.5}}";
+  const char *ge = "{\"logprobs\":[-0.6931471805599453,-0.6931471805599453,null,null]}";
+  cr_expect_eq(judged(F32, row, ge), FUZZ_KEPT);
+}
+
+Test(fuzz_judge, a_top_p_one_step_below_an_exact_mass_rounds_to_it_in_float32) {
+  /* 0.625 - 2^-54 reads as 0.625 in float32, where the token after 10 of 16 stays. */
+  const char *row = "{\"logits\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"
+                    "\"params\":{\"top_p\":0.62499999999999989}}";
+  const char *eleven = "{\"logprobs\":[-2.3978952727983707,-2.3978952727983707,"
+                       "-2.3978952727983707,-2.3978952727983707,-2.3978952727983707,"
+                       "-2.3978952727983707,-2.3978952727983707,-2.3978952727983707,"
+                       "-2.3978952727983707,-2.3978952727983707,-2.3978952727983707,"
+                       "null,null,null,null,null]}";
+  cr_expect_eq(judged(F32, row, eleven), FUZZ_REACH);
+  cr_expect_eq(judged(F64, row, eleven), FUZZ_KEPT);
+}
+
+Test(fuzz_judge, a_logprob_off_its_bound_errors_and_short_rows_are_failures) {
+  const char *row = "{\"logits\":[1,0],\"params\":{\"top_p\":0}}";
+  cr_expect_eq(judged(F32, row, "{\"logprobs\":[0,null]}"), FUZZ_ERROR);
+  cr_expect_eq(judged(F32, "{\"logits\":[1,0]}", "{\"logprobs\":[0]}"), FUZZ_MALFORMED);
+  cr_expect_eq(judged(F32, "{\"logits\":[1,0]}", "{\"logprobs\":[-0.3,-1.3]}"), FUZZ_VALUE);
+}
+
+Test(fuzz_rows, a_seed_gives_the_same_rows) {
+  const fuzz_space space = {fuzz_default_vocabs, fuzz_default_n_vocabs,
+                            (1u << FUZZ_FAMILY_COUNT) - 1, 1};
+  for (int k = 0; k < 20; k++) {
+    fuzz_rng a = {42 + (uint64_t)k}, b = {42 + (uint64_t)k};
+    int fa, fb;
+    const size_t v = fuzz_vocab(&a, &space, 300);
+    cr_assert_eq(fuzz_vocab(&b, &space, 300), v);
+    cJSON *x = fuzz_row(&a, &space, v, &fa), *y = fuzz_row(&b, &space, v, &fb);
+    char *tx = cJSON_PrintUnformatted(x), *ty = cJSON_PrintUnformatted(y);
+    cr_expect(fa == fb && strcmp(tx, ty) == 0, "seed %d", 42 + k);
+    cr_expect_leq(v, 300);
+    cJSON_free(tx);
+    cJSON_free(ty);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+  }
+}
+
+Test(fuzz_judge, of_two_tokens_whose_float32_probabilities_underflow_either_may_stay) {
+  /* top_k 3 of 4: the rule removes token 1 (e^-102.86 below e^-102.69); in float32 both are
+   * the smallest subnormal or 0, tie, and a port keeps the lower id. */
+  const char *row = "{\"logits\":[0,-102.859375,-80.5625,-102.6875],\"params\":{\"top_k\":3}}";
+  cr_expect_eq(judged(F32, row, "{\"logprobs\":[0,-102.859375,-80.5625,null]}"), FUZZ_REACH);
+  cr_expect_eq(judged(F32, row, "{\"logprobs\":[0,null,-80.5625,-102.6875]}"), FUZZ_PASS);
+}
