@@ -248,6 +248,7 @@ typedef struct reach {
   const double *refs[3]; /* the rule's answer, and those at top_p -/+ the mass width */
   size_t ref_kept[3];
   size_t n_refs;
+  size_t masked; /* -inf tokens: a float32 ranking ties them with probabilities that are 0 */
 } reach;
 
 /* Tokens the precision cannot order: both underflow there, or their probabilities are apart
@@ -336,6 +337,7 @@ static int load_ranks(reach *r, const cJSON *full, size_t v, double *f) {
       r->m = r->s[i] > r->m ? r->s[i] : r->m;
     }
   qsort(r->ranks, r->n, sizeof *r->ranks, fuzz_by_rank);
+  r->masked = v - r->n;
   return r->n ? 0 : 1;
 }
 
@@ -366,11 +368,27 @@ static int load_edges(reach *r, const cJSON *row, const cJSON *engine, const cJS
   return 0;
 }
 
+/* The finite tokens whose float32 probability is 0 (below 2^-150). */
+static size_t float32_zeros(const reach *r) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n; i++)
+    n += r->ranks[i].lp < log(0x1p-150);
+  return n;
+}
+
+/* A kept count the rule gives at the edges of the top-p decision's reach. At float32 a sampler
+ * that ranks its float32 probabilities also ranks the -inf tokens, as 0, among the finite ones
+ * whose probability is 0, in token order (seed 000's reference sorts the probabilities so), so
+ * a top-k cut may take as many fewer of those as there are -inf tokens. */
 static int count_allowed(const reach *r, size_t kept) {
   size_t lo = r->ref_kept[0], hi = r->ref_kept[0];
   for (size_t k = 1; k < r->n_refs; k++) {
     lo = r->ref_kept[k] < lo ? r->ref_kept[k] : lo;
     hi = r->ref_kept[k] > hi ? r->ref_kept[k] : hi;
+  }
+  if (r->j->precision == SIEVE_PRECISION_FLOAT32) {
+    const size_t zeros = float32_zeros(r), fewer = zeros < r->masked ? zeros : r->masked;
+    lo = lo > fewer ? lo - fewer : 0;
   }
   return kept >= lo && kept <= hi;
 }

@@ -1,7 +1,8 @@
 /*
- * Shrinking (shrink.h): first the batch, by removing runs of the other rows, halving the run
- * while nothing more can go (delta debugging); then the failing row: its parameters and engine
- * options one at a time, runs of its tokens the same way, and its logits rounded whole.
+ * Shrinking (shrink.h): first the batch, to the failing row alone or by bisection on its size;
+ * then the failing row: its parameters and engine options one at a time, runs of its tokens
+ * removed while nothing more can go (halving the run: delta debugging), and its logits rounded
+ * whole.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "shrink.h"
@@ -102,6 +103,22 @@ static int try_request(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *can
 
 /* ----------------------------------------------------------------------------- the batch */
 
+/* The request with the failing row and the first `others` other rows, in their order. */
+static cJSON *first_rows(const fuzz_failure *f, size_t others, size_t *row) {
+  cJSON *out = cJSON_Duplicate(f->request, 1), *rows = rows_of(out);
+  size_t n = (size_t)cJSON_GetArraySize(rows), kept = 0;
+  for (size_t i = 0, at = 0; out && i < n; i++) {
+    if (i == f->row)
+      *row = at++;
+    else if (kept < others)
+      kept++, at++;
+    else {
+      cJSON_DeleteItemFromArray(rows, (int)at);
+    }
+  }
+  return out;
+}
+
 /* The request without rows [from, to), the failing row kept; NULL when nothing would go. */
 static cJSON *without_rows(const fuzz_failure *f, size_t from, size_t to, size_t *row) {
   if (from <= f->row && f->row < to && to - from == 1)
@@ -117,11 +134,9 @@ static cJSON *without_rows(const fuzz_failure *f, size_t from, size_t to, size_t
   return out;
 }
 
-static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+/* Runs of the other rows removed, halving the run while nothing more can go. */
+static void remove_runs(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
   size_t n = (size_t)cJSON_GetArraySize(rows_of(f->request)), row = 0;
-  if (n > 1 && f->judgement.verdict != FUZZ_BATCH &&
-      try_request(c, j, f, fuzz_reshaped(f->request, 1, f->row), 0))
-    return;
   for (size_t chunk = n / 2; chunk >= 1 && f->asked < budget; chunk /= 2)
     for (size_t from = 0;
          from < (n = (size_t)cJSON_GetArraySize(rows_of(f->request))) && f->asked < budget;) {
@@ -129,6 +144,26 @@ static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t b
       if (!try_request(c, j, f, without_rows(f, from, to, &row), row))
         from = to;
     }
+}
+
+/* The failing row alone, else the smallest batch of it and the rows before and after it in
+ * order that still fails, by bisection on the batch size (a batched path that goes wrong above
+ * some size shrinks to one row more than that size), then runs of rows removed with up to half
+ * the budget (rows of other vocabularies, say). */
+static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+  size_t n = (size_t)cJSON_GetArraySize(rows_of(f->request)), row = 0;
+  if (n > 1 && f->judgement.verdict != FUZZ_BATCH &&
+      try_request(c, j, f, fuzz_reshaped(f->request, 1, f->row), 0))
+    return;
+  size_t lo = 1, hi = n - 1; /* the other rows: hi of them fail */
+  while (lo < hi && f->asked < budget) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (try_request(c, j, f, first_rows(f, mid, &row), row))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  remove_runs(c, j, f, f->asked + (budget - f->asked) / 2);
 }
 
 /* ----------------------------------------------------------------------------- the row */

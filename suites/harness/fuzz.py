@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 
-from sieve_cli import FAKES
+from sieve_cli import FAKES, ROOT
 
 MUTANTS_FOUND = {"ge-boundary": "boundary=ge", "topk-keeps-ties": "topk_ties=keep_all",
                  "temperature-after-filters": "temperature_at=after",
@@ -56,6 +56,18 @@ def checks(ctx):
                   cases and replay.returncode == 1 and oracle.returncode == 0,
                   f"{len(cases)} cases, exit {replay.returncode}/{oracle.returncode} "
                   f"{replay.stdout[-300:]} {oracle.stdout[-300:]}")
+    batched = f"exec:{ctx.python} {ROOT / 'harness' / 'adapters' / 'python_batched_adapter.py'}"
+    status, _, err = ctx.run(batched, "--suite", "ordering,params,special-values")
+    p = fuzz(ctx, "--impl", batched, "--seed", "9", "--rows", "3000")
+    ctx.check("the batched template (DeepInfer's rule in float32 PyTorch) passes sieve run and "
+              "sieve fuzz", status == 0 and p.returncode == 0, f"exit {status} {err[-200:]} "
+              f"{p.stdout[-400:]}")
+    planted = f"exec:{ctx.python} {FAKES / 'batched-shared-top-p.py'}"
+    status, _, err = ctx.run(planted, "--suite", "ordering,params")
+    p = fuzz(ctx, "--impl", planted, "--seed", "4", "--batch", "1,257", "--time", "60", "--first")
+    ctx.check("with a bug planted above 64 rows it passes sieve run, and sieve fuzz catches it "
+              "in a batch of 65 rows", status == 0 and p.returncode == 1
+              and "of a batch of 65," in p.stdout, f"exit {status} {p.stdout[-600:]}")
     for bad in (["--ops", "sample"], ["--rows", "0"], ["--families", "none"],
                 ["--against", "exec:x"], ["--rows", "5", "--time", "5"]):
         p = fuzz(ctx, "--impl", "profile:deepinfer", *bad)
