@@ -198,8 +198,8 @@ test-stages: test-build
 else
 # Under ASan and UBSan: the Criterion suites, the Python module on the sanitized library, the
 # differential through the sanitized serve, the harness checks that put every kind of
-# implementation through the sanitized CLI (faithful ones, fakes, broken libraries, reports,
-# expectations, fingerprint and diff, the command line) and the picture. The plain build runs
+# implementation through the sanitized CLI (faithful ones, fakes, broken libraries, sieve fuzz,
+# reports, expectations, fingerprint and diff, the command line) and the picture. The plain build runs
 # every mutant in both builds, every variant and fuzzer, and the install and action checks (an
 # installed library built with the sanitizers would need their runtime in every program that
 # loads it); the mutants are built here in float64, for the fingerprint.
@@ -211,7 +211,7 @@ test-stages: test-build
 	  -p no:cacheprovider $(ROOT)/oracle/python
 	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 2000 \
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
-	@$(STAGE) harness sh -c '$(HARNESS_CHECKS) --only faithful,engines,fakes,reports,expectations,cli'
+	@$(STAGE) harness sh -c '$(HARNESS_CHECKS) --only faithful,engines,fakes,fuzz,reports,expectations,cli'
 	@$(STAGE) svg $(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
 endif
 

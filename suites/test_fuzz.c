@@ -1,5 +1,6 @@
 /* sieve fuzz's judge and rows (harness/fuzz/README.md): a decision the precision could flip
  * admits each outcome it could give, and no other; a seed gives the same rows. */
+#include <math.h>
 #include <string.h>
 
 #include "fuzz/judge.h"
@@ -83,4 +84,32 @@ Test(fuzz_judge, of_two_tokens_whose_float32_probabilities_underflow_either_may_
   const char *row = "{\"logits\":[0,-102.859375,-80.5625,-102.6875],\"params\":{\"top_k\":3}}";
   cr_expect_eq(judged(F32, row, "{\"logprobs\":[0,-102.859375,-80.5625,null]}"), FUZZ_REACH);
   cr_expect_eq(judged(F32, row, "{\"logprobs\":[0,null,-80.5625,-102.6875]}"), FUZZ_PASS);
+}
+
+Test(fuzz_judge, a_logprob_beyond_the_float32_range_is_minus_infinity_at_float32) {
+  const char *row = "{\"logits\":[-3e38,3.3e38]}";
+  cr_expect_eq(judged(F32, row, "{\"logprobs\":[null,0]}"), FUZZ_PASS);
+  cr_expect_eq(judged(F32, "{\"logits\":[-50,0]}", "{\"logprobs\":[null,0]}"), FUZZ_KEPT);
+}
+
+Test(fuzz_judge, probabilities_that_are_float32_subnormals_may_tie_whatever_the_largest_logit) {
+  /* Normalized by a total of 1e5 tokens, e^-86.5 and e^-86.499 are one float32 subnormal. */
+  cJSON *row = cJSON_CreateObject(), *logits = cJSON_AddArrayToObject(row, "logits");
+  cJSON *got = cJSON_CreateObject(), *lp = cJSON_AddArrayToObject(got, "logprobs");
+  const double ln_s = log(100000.0 + exp(-86.5) + exp(-86.499));
+  cJSON_AddItemToArray(logits, cJSON_CreateNumber(-86.5));
+  cJSON_AddItemToArray(logits, cJSON_CreateNumber((double)-86.499f));
+  cJSON_AddItemToArray(lp, cJSON_CreateNumber(-86.5 - ln_s));
+  cJSON_AddItemToArray(lp, cJSON_CreateNull());
+  for (int i = 0; i < 100000; i++) {
+    cJSON_AddItemToArray(logits, cJSON_CreateNumber(0));
+    cJSON_AddItemToArray(lp, cJSON_CreateNumber(-ln_s));
+  }
+  cJSON_AddNumberToObject(cJSON_AddObjectToObject(row, "params"), "top_k", 100001);
+  char *r = cJSON_PrintUnformatted(row), *g = cJSON_PrintUnformatted(got);
+  cr_expect_eq(judged(F32, r, g), FUZZ_REACH);
+  cJSON_free(r);
+  cJSON_free(g);
+  cJSON_Delete(row);
+  cJSON_Delete(got);
 }

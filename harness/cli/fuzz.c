@@ -95,7 +95,7 @@ static int read_rule(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
 }
 
 static int fuzz_main(const cli_command *self, int argc, char **argv) {
-  static fuzz_cli c = {.timeout = "30"};
+  fuzz_cli c = {.timeout = "30"};
   const cli_option options[] = {
       {"--impl", CLI_VALUE, &c.impl},       {"--against", CLI_VALUE, &c.against},
       {"--seed", CLI_VALUE, &c.seed},       {"--time", CLI_VALUE, &c.time},

@@ -23,6 +23,7 @@ const size_t fuzz_default_batches[] = {1, 2, 7, 64, 257, 1024};
 const size_t fuzz_default_n_batches = sizeof fuzz_default_batches / sizeof fuzz_default_batches[0];
 
 #define FUZZ_SHRINK_BUDGET 400  /* requests one shrink may ask */
+#define FUZZ_MAX_BATCH 1024     /* the most rows a batch has, whatever hello says */
 #define FUZZ_SAMPLES 16         /* failing rows kept per verdict to test the hint on */
 #define FUZZ_SAMPLE_LOGITS 4096 /* the largest row kept as such a sample */
 
@@ -40,6 +41,7 @@ typedef struct fuzz_state {
   size_t max_batch;
   size_t rows, batches, compared;
   double start, first_failure; /* seconds since the start at which the first row failed */
+  int out_of_memory;           /* a batch could not be made or judged: the run stops */
   size_t by_verdict[FUZZ_VERDICT_COUNT];
   fuzz_failure found[FUZZ_VERDICT_COUNT]; /* the first failure of each verdict, shrunk */
   fuzz_sample samples[FUZZ_VERDICT_COUNT][FUZZ_SAMPLES];
@@ -55,65 +57,97 @@ static double now(void) {
 
 /* ----------------------------------------------------------------------------- hello */
 
-static void read_hello(fuzz_state *s, const cJSON *hello) {
+static int lists(const cJSON *array, const char *name) {
+  const cJSON *x;
+  cJSON_ArrayForEach(x, array) if (cJSON_IsString(x) && strcmp(x->valuestring, name) == 0) return 1;
+  return 0;
+}
+
+/* The precision, the largest batch and the engine options hello states; -1 with the reason in
+ * `why` for a precision sieve does not know (as sieve run refuses it). */
+static int read_hello(fuzz_state *s, const cJSON *hello, char *why, size_t len) {
   const cJSON *precision = cJSON_GetObjectItemCaseSensitive(hello, "precision");
   const cJSON *max_batch = cJSON_GetObjectItemCaseSensitive(hello, "max_batch");
   const cJSON *options = cJSON_GetObjectItemCaseSensitive(hello, "engine_options");
   const int declared =
       cJSON_IsString(precision) ? sieve_precision_parse(precision->valuestring) : -1;
+  if (precision && declared < 0)
+    return snprintf(why, len, "hello: \"precision\" must be \"float32\" or \"float64\""), -1;
   s->judge.precision = s->o->precision >= 0 ? s->o->precision
                        : declared >= 0      ? declared
                                             : SIEVE_PRECISION_FLOAT32;
-  s->max_batch = cJSON_IsNumber(max_batch) && max_batch->valuedouble >= 1
-                     ? (size_t)max_batch->valuedouble
-                     : SIZE_MAX;
-  s->space.engine_options = !options || cJSON_GetArraySize(options) >= 2;
+  s->max_batch = !cJSON_IsNumber(max_batch) || max_batch->valuedouble >= FUZZ_MAX_BATCH
+                     ? FUZZ_MAX_BATCH
+                 : max_batch->valuedouble >= 1 ? (size_t)max_batch->valuedouble
+                                               : 1;
+  s->space.engine_options =
+      s->o->space.engine_options &&
+      (!options || (lists(options, "force_topk") && lists(options, "blacklist")));
+  return 0;
 }
 
 static int greet(fuzz_state *s) {
-  char detail[300];
+  char crash[300] = "", why[400] = "";
   if (conn_start(&s->c, s->o->impl, s->o->timeout_ms) != PROC_OK) {
     fprintf(stderr, "sieve fuzz: cannot start %s\n", s->o->impl_arg);
     return 2;
   }
-  cJSON *hello = conn_hello(&s->c, detail, sizeof detail);
-  int rc = !hello || sieve_hello_check(hello, detail, detail, sizeof detail) != 0 ? 2 : 0;
+  cJSON *hello = conn_hello(&s->c, crash, sizeof crash);
+  int rc = sieve_hello_check(hello, crash, why, sizeof why) != 0 ? 2 : 0;
   if (rc == 0 && !sieve_hello_offers(hello, "filter"))
-    snprintf(detail, sizeof detail, "it does not offer filter, the op fuzz asks"), rc = 2;
+    snprintf(why, sizeof why, "it does not offer filter, the op fuzz asks"), rc = 2;
+  if (rc == 0 && read_hello(s, hello, why, sizeof why) != 0)
+    rc = 2;
   if (rc != 0)
-    fprintf(stderr, "sieve fuzz: %s: %s\n", s->o->impl_arg, detail);
-  else {
-    read_hello(s, hello);
+    fprintf(stderr, "sieve fuzz: %s: %s\n", s->o->impl_arg, why);
+  else
     fprintf(s->out, "sieve fuzz: seed %llu, %s (%s), judged against %s at %s\n",
             (unsigned long long)s->o->seed, s->o->impl_arg, sieve_case_str(hello, "name"),
             s->judge.name, sieve_precision_name(s->judge.precision));
-  }
   cJSON_Delete(hello);
   return rc;
 }
 
 /* ----------------------------------------------------------------------------- rounds */
 
+/* A batch size from --batch, at most hello's max_batch and small enough that the smallest
+ * vocabulary fits max_logits. */
+static size_t draw_size(fuzz_state *s) {
+  size_t b = s->o->batches[fuzz_below(&s->rng, s->o->n_batches)], smallest = SIZE_MAX;
+  for (size_t i = 0; i < s->space.n_vocabs; i++)
+    smallest = s->space.vocabs[i] < smallest ? s->space.vocabs[i] : smallest;
+  const size_t fits = s->o->max_logits / smallest ? s->o->max_logits / smallest : 1;
+  b = b < s->max_batch ? b : s->max_batch;
+  return b < fits ? b : fits;
+}
+
 static cJSON *draw_batch(fuzz_state *s) {
-  size_t b = s->o->batches[fuzz_below(&s->rng, s->o->n_batches)], vocab[1024], smallest = SIZE_MAX;
-  b = b > s->max_batch ? s->max_batch : b > 1024 ? 1024 : b;
-  const size_t most = s->o->max_logits / b ? s->o->max_logits / b : 1;
+  size_t vocab[FUZZ_MAX_BATCH], smallest = SIZE_MAX;
+  const size_t b = draw_size(s), most = s->o->max_logits / b;
   const int one_vocab = (int)fuzz_below(&s->rng, 2);
   for (size_t i = 0; i < b; i++) {
     vocab[i] = one_vocab && i ? vocab[0] : fuzz_vocab(&s->rng, &s->space, most);
     smallest = vocab[i] < smallest ? vocab[i] : smallest;
   }
-  cJSON *request = cJSON_CreateObject(), *rows = cJSON_CreateArray();
-  cJSON_AddStringToObject(request, "op", "filter");
-  cJSON_AddItemToObject(request, "engine", fuzz_engine(&s->rng, &s->space, smallest));
-  cJSON_AddItemToObject(request, "rows", rows);
+  cJSON *request = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(request, "rows");
+  cJSON *engine = fuzz_engine(&s->rng, &s->space, smallest);
+  if (!rows || !engine || !cJSON_AddStringToObject(request, "op", "filter") ||
+      !cJSON_AddItemToObject(request, "engine", engine))
+    goto fail;
+  engine = NULL;
   for (size_t i = 0; i < b; i++) {
     int family;
     cJSON *row = fuzz_row(&s->rng, &s->space, vocab[i], &family);
-    if (!row || !cJSON_AddItemToArray(rows, row))
-      return cJSON_Delete(row), cJSON_Delete(request), NULL;
+    if (!row || !cJSON_AddItemToArray(rows, row)) {
+      cJSON_Delete(row);
+      goto fail;
+    }
   }
   return request;
+fail:
+  cJSON_Delete(engine);
+  cJSON_Delete(request);
+  return NULL;
 }
 
 static void keep_sample(fuzz_state *s, const cJSON *request, size_t row, fuzz_verdict v,
@@ -129,22 +163,23 @@ static void keep_sample(fuzz_state *s, const cJSON *request, size_t row, fuzz_ve
   k->answer = cJSON_Duplicate(got, 1);
 }
 
-static void record(fuzz_state *s, const cJSON *request, size_t row, const fuzz_judgement *jd,
-                   const cJSON *got, const cJSON *other, size_t other_batch) {
-  fuzz_failure *f = &s->found[jd->verdict];
-  if (jd->verdict >= FUZZ_KEPT && s->first_failure < 0)
+/* Counts a verdict; the first failure of each verdict is kept, with copies of what `seen`
+ * borrows, and shrunk. */
+static void record(fuzz_state *s, const fuzz_failure *seen) {
+  const fuzz_verdict v = seen->judgement.verdict;
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(seen->request, "rows");
+  if (v >= FUZZ_KEPT && s->first_failure < 0)
     s->first_failure = now() - s->start;
-  if (jd->verdict >= FUZZ_KEPT)
-    keep_sample(s, request, row, jd->verdict, got);
-  if (s->by_verdict[jd->verdict]++ || jd->verdict < FUZZ_KEPT)
+  if (v >= FUZZ_KEPT)
+    keep_sample(s, seen->request, seen->row, v, seen->answer);
+  if (s->by_verdict[v]++ || v < FUZZ_KEPT)
     return;
-  *f = (fuzz_failure){.request = cJSON_Duplicate(request, 1),
-                      .row = row,
-                      .judgement = *jd,
-                      .answer = got ? cJSON_Duplicate(got, 1) : NULL,
-                      .other = other ? cJSON_Duplicate(other, 1) : NULL,
-                      .other_batch = other_batch};
-  f->original_rows = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+  fuzz_failure *f = &s->found[v];
+  *f = *seen;
+  f->request = cJSON_Duplicate(seen->request, 1);
+  f->answer = seen->answer ? cJSON_Duplicate(seen->answer, 1) : NULL;
+  f->other = seen->other ? cJSON_Duplicate(seen->other, 1) : NULL;
+  f->original_rows = (size_t)cJSON_GetArraySize(rows);
   if (f->request)
     fuzz_shrink(&s->c, &s->judge, f, FUZZ_SHRINK_BUDGET);
 }
@@ -167,47 +202,49 @@ static void judge_batch(fuzz_state *s, const cJSON *request, const cJSON *answer
   const cJSON *engine = cJSON_GetObjectItemCaseSensitive(request, "engine");
   const cJSON *got = cJSON_GetObjectItemCaseSensitive(answer, "rows");
   for (size_t i = 0; i < (size_t)cJSON_GetArraySize(rows); i++) {
-    fuzz_judgement jd;
+    fuzz_failure seen = {.request = (cJSON *)request, .row = i};
     const cJSON *g = cJSON_GetArrayItem(got, (int)i);
-    if (fuzz_judge_row(&s->judge, cJSON_GetArrayItem(rows, (int)i), engine, g, &jd) != 0)
-      continue;
     s->rows++;
-    if (jd.verdict == FUZZ_REACH || jd.verdict >= FUZZ_KEPT)
-      record(s, request, i, &jd, g, NULL, 0);
+    if (fuzz_judge_row(&s->judge, cJSON_GetArrayItem(rows, (int)i), engine, g, &seen.judgement))
+      s->out_of_memory = 1;
+    seen.answer = (cJSON *)g;
+    if (seen.judgement.verdict == FUZZ_REACH || seen.judgement.verdict >= FUZZ_KEPT)
+      record(s, &seen);
   }
 }
 
-/* Compares the decisions of row i in `answer` with those in `again`, whose row j it is. */
-static void compare_row(fuzz_state *s, const cJSON *request, const cJSON *answer, size_t i,
-                        const cJSON *again, size_t j, size_t other_batch, const char *how) {
-  const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), (int)i);
-  const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(again, "rows"), (int)j);
-  s->compared++;
-  if (fuzz_same_decisions(a, b))
-    return;
-  fuzz_judgement jd = {FUZZ_BATCH, ""};
-  snprintf(jd.why, sizeof jd.why, "row %zu of a batch of %zu decides otherwise %s", i,
-           (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows")), how);
-  record(s, request, i, &jd, a, b, other_batch);
-}
-
-/* Asks `other`, a reshaping of the batch, and compares each row it holds: row i of the batch
- * is row at(i) of `other`, or not in it when at(i) is SIZE_MAX. */
-typedef size_t (*row_in)(size_t i, size_t n, size_t row);
-
-static size_t as_alone(size_t i, size_t n, size_t row) { return (void)n, i == row ? 0 : SIZE_MAX; }
-static size_t as_reversed(size_t i, size_t n, size_t row) { return (void)row, n - 1 - i; }
-static size_t as_repeated(size_t i, size_t n, size_t row) { return (void)n, (void)row, i; }
-
-static void compare_with(fuzz_state *s, const cJSON *request, const cJSON *answer, cJSON *other,
-                         row_in at, size_t row, const char *how) {
+/* Asks the batch in another shape and compares each row's decisions with its first answer;
+ * a crash there is a failure too. */
+static void compare_shape(fuzz_state *s, const cJSON *request, const cJSON *answer,
+                          fuzz_shape shape, size_t row) {
+  const cJSON *first = cJSON_GetObjectItemCaseSensitive(answer, "rows");
   const size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
-  char detail[256];
-  cJSON *again = other ? ask(s, other, detail, sizeof detail) : NULL;
-  const size_t shape = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(other, "rows"));
-  for (size_t i = 0; again && i < n; i++)
-    if (at(i, n, row) != SIZE_MAX)
-      compare_row(s, request, answer, i, again, at(i, n, row), shape, how);
+  fuzz_failure seen = {.shape = shape};
+  cJSON *other = fuzz_shaped(request, shape, row), *again = NULL;
+  if (!other || !(again = ask(s, other, seen.judgement.why, sizeof seen.judgement.why))) {
+    seen.request = other ? other : (cJSON *)request;
+    seen.judgement.verdict = other ? FUZZ_CRASH : FUZZ_PASS;
+    s->out_of_memory |= !other;
+    if (other)
+      record(s, &seen);
+  }
+  for (size_t i = 0; again && i < n; i++) {
+    const size_t at = fuzz_shaped_row(shape, i, n, row);
+    const cJSON *a = cJSON_GetArrayItem(first, (int)i);
+    const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(again, "rows"), (int)at);
+    if (at == SIZE_MAX || (s->compared++, fuzz_same_decisions(a, b)))
+      continue;
+    seen = (fuzz_failure){.request = (cJSON *)request,
+                          .row = i,
+                          .judgement = {FUZZ_BATCH, ""},
+                          .answer = (cJSON *)a,
+                          .other = (cJSON *)b,
+                          .other_batch = shape == FUZZ_SHAPE_ALONE ? 1 : n,
+                          .shape = shape};
+    snprintf(seen.judgement.why, sizeof seen.judgement.why,
+             "row %zu of a batch of %zu decides otherwise %s", i, n, fuzz_shape_how(shape));
+    record(s, &seen);
+  }
   cJSON_Delete(again);
   cJSON_Delete(other);
 }
@@ -218,27 +255,27 @@ static void compare_shapes(fuzz_state *s, const cJSON *request, const cJSON *ans
   const size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
   const size_t row = (size_t)fuzz_below(&s->rng, n);
   if (n > 1)
-    compare_with(s, request, answer, fuzz_reshaped(request, 1, row), as_alone, row, "than alone");
+    compare_shape(s, request, answer, FUZZ_SHAPE_ALONE, row);
   if (n > 2 && fuzz_below(&s->rng, 4) == 0)
-    compare_with(s, request, answer, fuzz_reshaped(request, 0, row), as_reversed, row,
-                 "with the rows reversed");
+    compare_shape(s, request, answer, FUZZ_SHAPE_REVERSED, row);
   for (int k = 1; k < s->o->repeat; k++)
-    compare_with(s, request, answer, cJSON_Duplicate(request, 1), as_repeated, row,
-                 "when asked again");
+    compare_shape(s, request, answer, FUZZ_SHAPE_REPEATED, row);
 }
 
 static void round_of(fuzz_state *s) {
-  char detail[256];
-  cJSON *request = draw_batch(s), *answer = request ? ask(s, request, detail, sizeof detail) : NULL;
+  fuzz_failure seen = {.judgement = {FUZZ_CRASH, ""}};
+  cJSON *request = draw_batch(s), *answer = NULL;
+  if (request)
+    answer = ask(s, request, seen.judgement.why, sizeof seen.judgement.why);
   if (request && !answer) {
-    fuzz_judgement jd = {FUZZ_CRASH, ""};
-    snprintf(jd.why, sizeof jd.why, "%s", detail);
+    seen.request = request;
     s->rows += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
-    record(s, request, 0, &jd, NULL, NULL, 0);
+    record(s, &seen);
   } else if (answer) {
     judge_batch(s, request, answer);
     compare_shapes(s, request, answer);
   }
+  s->out_of_memory |= !request;
   s->batches++;
   cJSON_Delete(answer);
   cJSON_Delete(request);
@@ -354,11 +391,16 @@ int sieve_fuzz(const fuzz_options *o, FILE *out) {
   s.judge = (fuzz_judge){o->rule ? o->rule : &deepinfer, o->rule_name, SIEVE_PRECISION_FLOAT32};
   int rc = greet(&s);
   s.start = now();
-  while (rc == 0 && (o->rows ? s.rows < o->rows : now() - s.start < o->seconds) &&
+  while (rc == 0 && !s.out_of_memory &&
+         (o->rows ? s.rows < o->rows : now() - s.start < o->seconds) &&
          !(o->first && s.first_failure >= 0))
     round_of(&s);
+  if (s.out_of_memory)
+    fprintf(stderr, "sieve fuzz: out of memory; the report covers the rows judged so far\n");
   if (rc == 0)
     rc = report(&s, now() - s.start);
+  if (rc == 0 && s.out_of_memory)
+    rc = 2;
   conn_stop(&s.c, NULL, 0);
   for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
     fuzz_failure_free(&s.found[v]);

@@ -64,9 +64,13 @@ static cJSON *row_with(const cJSON *row, double top_p, int full) {
   cJSON_DeleteItemFromObjectCaseSensitive(p, "top_p");
   if (full)
     cJSON_DeleteItemFromObjectCaseSensitive(p, "top_k");
-  else if (top_p < 1.0)
-    cJSON_AddNumberToObject(p, "top_p", top_p);
-  cJSON_AddItemToObject(out, "params", p);
+  if (!full && top_p < 1.0 && !cJSON_AddNumberToObject(p, "top_p", top_p))
+    p = (cJSON_Delete(p), NULL);
+  if (!p || !cJSON_AddItemToObject(out, "params", p)) {
+    cJSON_Delete(p);
+    cJSON_Delete(out);
+    return NULL;
+  }
   return out;
 }
 
@@ -251,10 +255,11 @@ typedef struct reach {
   size_t masked; /* -inf tokens: a float32 ranking ties them with probabilities that are 0 */
 } reach;
 
-/* Tokens the precision cannot order: both underflow there, or their probabilities are apart
- * by less than the gap width. Equal probabilities are ordered by the rule. */
+/* Tokens the precision cannot order: both probabilities are subnormal or 0 there (below e^-87
+ * at float32, however large the total that normalizes them), or they are apart by less than
+ * the gap width. Equal probabilities are ordered by the rule. */
 static int indistinct(const reach *r, const fuzz_ranked *a, const fuzz_ranked *b) {
-  const double floor = r->ranks[0].lp + underflow_log(r->j->precision);
+  const double floor = underflow_log(r->j->precision);
   if (a->lp < floor && b->lp < floor)
     return 1;
   const double u = unit_roundoff(r->j->precision);
@@ -420,24 +425,28 @@ static void judge_errors(const cJSON *want, const cJSON *got, fuzz_judgement *ou
              error_string(want, "field"));
 }
 
-/* "tokens 3, 7 kept that the rule removes; 2 removed that it keeps" (a few of each). */
+/* Appends to a bounded text, which stays terminated when it is cut. */
+static void put(char *out, size_t len, size_t *at, const char *text) {
+  const int n = snprintf(out + *at, len - *at, "%s", text);
+  *at = n < 0 || (size_t)n >= len - *at ? len - 1 : *at + (size_t)n;
+}
+
+/* "kept where the rule removes: 3 7; removed where the rule keeps: 2" (a few of each). */
 static void describe_kept(const double *want, const double *got, size_t v, char *out, size_t len) {
-  size_t at = 0, shown[2] = {0, 0};
+  size_t at = 0;
+  char id[24];
+  out[0] = '\0';
   for (int side = 0; side < 2; side++) {
-    at +=
-        (size_t)snprintf(out + at, len - at, "%s",
-                         side ? "; removed where the rule keeps:" : "kept where the rule removes:");
-    for (size_t i = 0; i < v && at < len; i++) {
-      const int extra = got[i] != -INFINITY && want[i] == -INFINITY;
-      const int missing = got[i] == -INFINITY && want[i] != -INFINITY;
-      if ((side ? missing : extra) && shown[side]++ < 6)
-        at += (size_t)snprintf(out + at, len - at, " %zu", i);
-    }
-    if (at < len)
-      at += (size_t)snprintf(out + at, len - at, "%s",
-                             shown[side] > 6 ? " ..."
-                             : shown[side]   ? ""
-                                             : " none");
+    size_t shown = 0;
+    put(out, len, &at, side ? "; removed where the rule keeps:" : "kept where the rule removes:");
+    for (size_t i = 0; i < v; i++)
+      if ((side ? got[i] == -INFINITY && want[i] != -INFINITY
+                : got[i] != -INFINITY && want[i] == -INFINITY) &&
+          shown++ < 6) {
+        snprintf(id, sizeof id, " %zu", i);
+        put(out, len, &at, id);
+      }
+    put(out, len, &at, shown > 6 ? " ..." : shown ? "" : " none");
   }
 }
 

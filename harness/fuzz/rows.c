@@ -131,8 +131,11 @@ static void extremes(fuzz_rng *r, float *x, size_t v) {
   static const float kinds[] = {1e-40f, -1e-40f, 1e-45f, 0.0f, -0.0f, 3e38f, -3e38f, 1e30f, -1e30f};
   peaked(r, x, v);
   for (size_t i = 0; i < v; i++)
-    if (fuzz_below(r, 4) == 0)
-      x[i] = kinds[fuzz_below(r, sizeof kinds / sizeof kinds[0])] * (float)(1.0 + fuzz_unit(r));
+    if (fuzz_below(r, 4) == 0) {
+      /* Scaled up to twice, but kept finite: a +inf logit would make the row an error. */
+      const double y = kinds[fuzz_below(r, sizeof kinds / sizeof kinds[0])] * (1.0 + fuzz_unit(r));
+      x[i] = (float)(fabs(y) > FLT_MAX ? copysign(FLT_MAX, y) : y);
+    }
 }
 
 static void draw_logits(fuzz_rng *r, int family, float *x, size_t v) {
@@ -259,9 +262,11 @@ static void draw_invalid(fuzz_rng *r, cJSON *params) {
   }
 }
 
-static cJSON *draw_params(fuzz_rng *r, const float *x, size_t v) {
+static cJSON *draw_params(fuzz_rng *r, int family, const float *x, size_t v) {
   cJSON *params = cJSON_CreateObject();
-  const double t = draw_temperature(r);
+  /* A dyadic row keeps its tail's probabilities 0 only at T <= 1. */
+  const double t =
+      family == FUZZ_FAMILY_DYADIC ? ldexp(1.0, -(int)fuzz_below(r, 3)) : draw_temperature(r);
   size_t n = 0;
   fuzz_ranked *rk = rank_row(x, v, t, &n);
   if (!params || !rk)
@@ -322,11 +327,14 @@ cJSON *fuzz_row(fuzz_rng *r, const fuzz_space *space, size_t vocab, int *family)
     goto fail;
   *family = draw_family(r, space->families);
   draw_logits(r, *family, x, vocab);
-  if (!(params = draw_params(r, x, vocab)) || !(logits = logits_array(x, vocab)))
+  if (!(params = draw_params(r, *family, x, vocab)) || !(logits = logits_array(x, vocab)))
     goto fail;
   drop_defaults(params);
-  cJSON_AddItemToObject(row, "logits", logits);
-  cJSON_AddItemToObject(row, "params", params);
+  if (!cJSON_AddItemToObject(row, "logits", logits))
+    goto fail;
+  logits = NULL;
+  if (!cJSON_AddItemToObject(row, "params", params))
+    goto fail;
   free(x);
   return row;
 fail:

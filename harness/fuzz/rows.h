@@ -19,7 +19,7 @@
   X(HOLES, "holes", "a masked vocabulary: most logits -inf")                                       \
   X(DYADIC, "dyadic", "2^k equal logits over a far tail: top-p boundaries exact in binary")        \
   X(UNDERFLOW, "underflow", "gaps of hundreds: float32 probabilities that underflow and tie")      \
-  X(EXTREMES, "extremes", "denormals, huge magnitudes and temperatures that may overflow")
+  X(EXTREMES, "extremes", "denormals and huge magnitudes, whose scaled values may overflow")
 
 typedef enum fuzz_family {
 #define FUZZ__FAMILY_ENUM(id, name, what) FUZZ_FAMILY_##id,

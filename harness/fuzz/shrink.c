@@ -24,18 +24,34 @@ static cJSON *rows_of(const cJSON *request) {
   return cJSON_GetObjectItemCaseSensitive(request, "rows");
 }
 
-cJSON *fuzz_reshaped(const cJSON *request, int alone, size_t row) {
-  cJSON *out = cJSON_Duplicate(request, 1), *rows = rows_of(out), *fresh = cJSON_CreateArray();
+cJSON *fuzz_shaped(const cJSON *request, fuzz_shape shape, size_t row) {
+  cJSON *out = cJSON_Duplicate(request, 1), *rows = rows_of(out), *fresh = NULL;
   const size_t n = (size_t)cJSON_GetArraySize(rows);
-  for (size_t i = n; out && fresh && i-- > 0;) {
+  if (!out || shape == FUZZ_SHAPE_REPEATED)
+    return out;
+  if (!(fresh = cJSON_CreateArray()))
+    return cJSON_Delete(out), NULL;
+  for (size_t i = n; i-- > 0;) {
     cJSON *r = cJSON_DetachItemFromArray(rows, (int)i);
-    if (alone && i != row)
+    if (shape == FUZZ_SHAPE_ALONE && i != row)
       cJSON_Delete(r);
     else
       cJSON_AddItemToArray(fresh, r);
   }
   cJSON_ReplaceItemInObjectCaseSensitive(out, "rows", fresh);
   return out;
+}
+
+size_t fuzz_shaped_row(fuzz_shape shape, size_t i, size_t n, size_t row) {
+  return shape == FUZZ_SHAPE_ALONE      ? (i == row ? 0 : SIZE_MAX)
+         : shape == FUZZ_SHAPE_REVERSED ? n - 1 - i
+                                        : i;
+}
+
+const char *fuzz_shape_how(fuzz_shape shape) {
+  return shape == FUZZ_SHAPE_ALONE      ? "than alone"
+         : shape == FUZZ_SHAPE_REVERSED ? "with the rows reversed"
+                                        : "when asked again";
 }
 
 int fuzz_same_decisions(const cJSON *a, const cJSON *b) {
@@ -63,14 +79,14 @@ int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *reque
   fuzz_judgement verdict = {none, "no answer"};
   f->asked++;
   if (got && f->judgement.verdict == FUZZ_BATCH) {
-    cJSON *single = fuzz_reshaped(request, 1, row);
-    other = single ? ask_row(c, single, 0, &none) : NULL;
+    const size_t n = (size_t)cJSON_GetArraySize(rows_of(request));
+    cJSON *shaped = fuzz_shaped(request, f->shape, row);
+    other = shaped ? ask_row(c, shaped, fuzz_shaped_row(f->shape, row, n, row), &none) : NULL;
     f->asked++;
     verdict.verdict = other && !fuzz_same_decisions(got, other) ? FUZZ_BATCH : FUZZ_PASS;
-    snprintf(verdict.why, sizeof verdict.why,
-             "row %zu of a batch of %d decides otherwise than alone", row,
-             cJSON_GetArraySize(rows_of(request)));
-    cJSON_Delete(single);
+    snprintf(verdict.why, sizeof verdict.why, "row %zu of a batch of %zu decides otherwise %s", row,
+             n, fuzz_shape_how(f->shape));
+    cJSON_Delete(shaped);
   } else if (got && fuzz_judge_row(j, cJSON_GetArrayItem(rows_of(request), (int)row),
                                    cJSON_GetObjectItemCaseSensitive(request, "engine"), got,
                                    &verdict) != 0)
@@ -80,7 +96,6 @@ int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *reque
     cJSON_Delete(f->answer);
     cJSON_Delete(f->other);
     f->answer = got, f->other = other, f->judgement = verdict;
-    f->other_batch = 1;
   } else {
     cJSON_Delete(got);
     cJSON_Delete(other);
@@ -153,7 +168,7 @@ static void remove_runs(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t bu
 static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
   size_t n = (size_t)cJSON_GetArraySize(rows_of(f->request)), row = 0;
   if (n > 1 && f->judgement.verdict != FUZZ_BATCH &&
-      try_request(c, j, f, fuzz_reshaped(f->request, 1, f->row), 0))
+      try_request(c, j, f, fuzz_shaped(f->request, FUZZ_SHAPE_ALONE, f->row), 0))
     return;
   size_t lo = 1, hi = n - 1; /* the other rows: hi of them fail */
   while (lo < hi && f->asked < budget) {
@@ -163,7 +178,7 @@ static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t b
     else
       lo = mid + 1;
   }
-  remove_runs(c, j, f, f->asked + (budget - f->asked) / 2);
+  remove_runs(c, j, f, f->asked < budget ? f->asked + (budget - f->asked) / 2 : budget);
 }
 
 /* ----------------------------------------------------------------------------- the row */

@@ -8,9 +8,13 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "judge.h"
 #include "protocol/conn.h"
+
+/* The other shapes a batch is asked in: one row alone, the rows reversed, the same again. */
+typedef enum fuzz_shape { FUZZ_SHAPE_ALONE, FUZZ_SHAPE_REVERSED, FUZZ_SHAPE_REPEATED } fuzz_shape;
 
 /* A failing request: a filter request, and which of its rows fails. */
 typedef struct fuzz_failure {
@@ -20,12 +24,13 @@ typedef struct fuzz_failure {
   cJSON *answer;        /* the implementation's answer to that row, owned */
   cJSON *other;         /* FUZZ_BATCH: the row's answer in the other shape, owned */
   size_t other_batch;   /* the size of that other batch */
+  fuzz_shape shape;     /* FUZZ_BATCH: the shape that answered otherwise */
   size_t asked;         /* requests the shrinking asked */
   size_t original_rows; /* the batch the failure was found in */
 } fuzz_failure;
 
-/* Whether asking `request` again gives the failure's verdict on its row (for FUZZ_BATCH: an
- * answer other than the row asked alone). Fills a fresh judgement and answer when it does. */
+/* Whether asking `request` again gives the failure's verdict on its row (for FUZZ_BATCH: other
+ * decisions than in the failure's other shape). Fills a fresh judgement and answer when it does. */
 int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *request, size_t row);
 
 /* Shrinks `f` in place, asking at most `budget` requests. */
@@ -33,9 +38,14 @@ void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget);
 
 void fuzz_failure_free(fuzz_failure *f);
 
-/* The request with its rows reversed, or with only row `row` when `alone`; NULL when out of
- * memory. */
-cJSON *fuzz_reshaped(const cJSON *request, int alone, size_t row);
+/* The request in another shape (row `row` alone, reversed, or a copy); NULL when out of memory. */
+cJSON *fuzz_shaped(const cJSON *request, fuzz_shape shape, size_t row);
+
+/* Where row i of a batch of n sits in that shape, or SIZE_MAX when it is not there. */
+size_t fuzz_shaped_row(fuzz_shape shape, size_t i, size_t n, size_t row);
+
+/* "than alone", "with the rows reversed", "when asked again". */
+const char *fuzz_shape_how(fuzz_shape shape);
 
 /* Whether two answers make the same decisions (run/check.h, sieve_answer_digest). */
 int fuzz_same_decisions(const cJSON *a, const cJSON *b);

@@ -68,6 +68,10 @@ def checks(ctx):
     ctx.check("with a bug planted above 64 rows it passes sieve run, and sieve fuzz catches it "
               "in a batch of 65 rows", status == 0 and p.returncode == 1
               and "of a batch of 65," in p.stdout, f"exit {status} {p.stdout[-600:]}")
+    huge = f"exec:{ctx.python} {FAKES / 'huge-max-batch.py'}"
+    p = fuzz(ctx, "--impl", huge, "--rows", "2000", "--seed", "2", env=env)
+    ctx.check("a hello claiming a largest batch of 1e30 rows is held to 1024 and the run ends",
+              p.returncode == 0 and "sieve fuzz passed" in p.stdout, p.stdout[-300:])
     for bad in (["--ops", "sample"], ["--rows", "0"], ["--families", "none"],
                 ["--against", "exec:x"], ["--rows", "5", "--time", "5"]):
         p = fuzz(ctx, "--impl", "profile:deepinfer", *bad)
