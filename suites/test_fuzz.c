@@ -113,3 +113,19 @@ Test(fuzz_judge, probabilities_that_are_float32_subnormals_may_tie_whatever_the_
   cJSON_Delete(row);
   cJSON_Delete(got);
 }
+
+Test(fuzz_judge, a_rule_that_leaves_ties_to_the_sort_takes_any_of_the_tied_tokens) {
+  sieve_rule unspecified = SIEVE_RULE_DEEPINFER;
+  cr_assert_eq(sieve_rule_set(&unspecified, SIEVE_AXIS_TOPK_TIES, SIEVE_TOPK_TIES_UNSPECIFIED), 0);
+  const fuzz_judge j = {&unspecified, "unspecified", F64};
+  cJSON *row = cJSON_Parse("{\"logits\":[1,1,1,0],\"params\":{\"top_k\":2}}");
+  cJSON *got = cJSON_Parse("{\"logprobs\":[null,-0.6931471805599453,-0.6931471805599453,null]}");
+  fuzz_judgement out;
+  cr_assert_eq(fuzz_judge_row(&j, row, NULL, got, &out), 0);
+  cr_expect_lt(out.verdict, FUZZ_KEPT, "%s", out.why);
+  cr_expect_eq(judged(F64, "{\"logits\":[1,1,1,0],\"params\":{\"top_k\":2}}",
+                      "{\"logprobs\":[null,-0.6931471805599453,-0.6931471805599453,null]}"),
+               FUZZ_KEPT);
+  cJSON_Delete(row);
+  cJSON_Delete(got);
+}

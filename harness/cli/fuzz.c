@@ -39,6 +39,7 @@ static int read_space(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
   o->batches = c->batch.n ? c->batches : fuzz_default_batches;
   o->n_batches = c->batch.n ? c->batch.n : fuzz_default_n_batches;
   o->space.families = c->families.n ? 0 : (1u << FUZZ_FAMILY_COUNT) - 1;
+  o->space.engine_options = 1; /* as far as hello lists them */
   for (size_t i = 0; rc == 0 && i < c->families.n; i++) {
     const int f = fuzz_family_parse(c->families.items[i]);
     if (f < 0)

@@ -351,10 +351,17 @@ static void report_failure(const fuzz_state *s, const fuzz_failure *f) {
   if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_VALUE ||
       f->judgement.verdict == FUZZ_ERROR) {
     explained_by(s, f, hint, sizeof hint);
-    fprintf(s->out, "  %s%s\n",
-            hint[0] ? "the rule gives this answer with "
-                    : "no single axis value explains this answer",
-            hint);
+    const size_t others = s->n_samples[f->judgement.verdict];
+    if (hint[0])
+      fprintf(s->out,
+              "  of the axis values, %s gives this answer and those of the %zu other failing "
+              "rows kept: a match, not yet a cause (sieve run fits the rule over every case)\n",
+              hint, others);
+    else
+      fprintf(s->out,
+              "  no single axis value gives this answer and those of the %zu other failing "
+              "rows kept: no known choice explains it\n",
+              others);
   }
 }
 

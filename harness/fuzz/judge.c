@@ -276,9 +276,16 @@ static int exact_masses(const reach *r) {
 }
 
 /* Whether the tokens `got` keeps in ranks [from, to), a class the rule orders by equal
- * probabilities only, are those an answer of the rule keeping as many tokens keeps. */
+ * probabilities only, are those an answer of the rule keeping as many tokens keeps; any are,
+ * where the rule leaves tied tokens in an order of the sort's own (topp_ties or topk_ties
+ * unspecified: it does not say which cut a tie meets). */
 static int tie_order_allowed(const reach *r, const double *got, size_t kept, size_t from,
                              size_t to) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  const sieve_rule *rule = r->j->rule ? r->j->rule : &deepinfer;
+  if (sieve_rule_get(rule, SIEVE_AXIS_TOPP_TIES) == SIEVE_TOPP_TIES_UNSPECIFIED ||
+      sieve_rule_get(rule, SIEVE_AXIS_TOPK_TIES) == SIEVE_TOPK_TIES_UNSPECIFIED)
+    return 1; /* the rule leaves tied tokens to the sort: any of them */
   for (size_t k = 0; k < r->n_refs; k++) {
     if (r->ref_kept[k] != kept)
       continue;

@@ -357,16 +357,17 @@ size_t fuzz_vocab(fuzz_rng *r, const fuzz_space *space, size_t max) {
   return smallest;
 }
 
+/* force_topk, a blacklist, or both (their order matters where a blacklisted token is among
+ * the N largest). */
 cJSON *fuzz_engine(fuzz_rng *r, const fuzz_space *space, size_t vocab) {
   cJSON *engine = cJSON_CreateObject();
   if (!engine || !space->engine_options || fuzz_below(r, 8) != 0)
     return engine;
-  if (fuzz_below(r, 2))
+  const uint64_t which = 1 + fuzz_below(r, 3); /* bit 0: force_topk, bit 1: blacklist */
+  if (which & 1)
     cJSON_AddNumberToObject(engine, "force_topk", (double)(1 + fuzz_below(r, vocab + 1)));
-  else {
-    cJSON *list = cJSON_AddArrayToObject(engine, "blacklist");
-    for (uint64_t k = 1 + fuzz_below(r, 4); list && k > 0; k--)
-      cJSON_AddItemToArray(list, cJSON_CreateNumber((double)fuzz_below(r, vocab)));
-  }
+  cJSON *list = which & 2 ? cJSON_AddArrayToObject(engine, "blacklist") : NULL;
+  for (uint64_t k = list ? 1 + fuzz_below(r, 4) : 0; k > 0; k--)
+    cJSON_AddItemToArray(list, cJSON_CreateNumber((double)fuzz_below(r, vocab)));
   return engine;
 }

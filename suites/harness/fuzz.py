@@ -14,7 +14,8 @@ from sieve_cli import FAKES, ROOT
 
 MUTANTS_FOUND = {"ge-boundary": "boundary=ge", "topk-keeps-ties": "topk_ties=keep_all",
                  "temperature-after-filters": "temperature_at=after",
-                 "topk-first-renormalized": "topp_scope=after_topk"}
+                 "topk-first-renormalized": "topp_scope=after_topk",
+                 "topp-inclusive-cumsum": "no single axis value"}
 
 
 def fuzz(ctx, *args, env=None):
@@ -34,8 +35,9 @@ def checks(ctx):
               p.stdout[-400:])
     for name, value in MUTANTS_FOUND.items():
         p = fuzz(ctx, "--impl", f"lib:{ctx.mutants}/lib{name}.so", "--seed", "7", "--rows", "3000")
-        ctx.check(f"sieve fuzz finds mutant {name} and its minimal case names {value}",
-                  p.returncode == 1 and f"with {value}" in p.stdout, p.stdout[-600:])
+        said = value if value.startswith("no ") else f"of the axis values, {value} gives"
+        ctx.check(f"sieve fuzz finds mutant {name} and its minimal case says: {said}",
+                  p.returncode == 1 and said in p.stdout, p.stdout[-600:])
     env = dict(os.environ, SIEVE_BIN=str(ctx.sieve))
     fake = f"exec:{ctx.python} {FAKES / 'drops-top-p-above-64.py'}"
     status, report, err = ctx.run(fake, "--suite", "ordering", env=env)
@@ -46,7 +48,7 @@ def checks(ctx):
                  "--vocab", "2,3,17", "--save", tmp, env=env)
         ctx.check("sieve fuzz catches it and shrinks it to a batch of 65 rows naming "
                   "topp_scope=ignored", p.returncode == 1 and "row 0 of a batch of 65" in p.stdout
-                  and "with topp_scope=ignored" in p.stdout, p.stdout[-800:])
+                  and "of the axis values, topp_scope=ignored gives" in p.stdout, p.stdout[-800:])
         saved = os.path.join(tmp, "fuzz-3.json")
         cases = json.load(open(saved))["cases"] if os.path.exists(saved) else []
         replay = ctx.cmd("run", "--impl", fake, "--fixtures", saved, env=env)
@@ -64,7 +66,8 @@ def checks(ctx):
               f"{p.stdout[-400:]}")
     planted = f"exec:{ctx.python} {FAKES / 'batched-shared-top-p.py'}"
     status, _, err = ctx.run(planted, "--suite", "ordering,params")
-    p = fuzz(ctx, "--impl", planted, "--seed", "4", "--batch", "1,257", "--time", "60", "--first")
+    p = fuzz(ctx, "--impl", planted, "--seed", "4", "--batch", "1,257", "--vocab", "17", "--time",
+             "60", "--first")
     ctx.check("with a bug planted above 64 rows it passes sieve run, and sieve fuzz catches it "
               "in a batch of 65 rows", status == 0 and p.returncode == 1
               and "of a batch of 65," in p.stdout, f"exit {status} {p.stdout[-600:]}")
