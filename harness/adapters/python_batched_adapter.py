@@ -20,7 +20,6 @@ engine options apply per row before the batch (`python_adapter.engine_logits`). 
 python_adapter.py, which must sit beside this file.
 """
 
-import json
 import math
 import os
 import sys
@@ -100,17 +99,5 @@ def answer(request: dict) -> dict:
     return glue.error("op", f"no op {op}", "unsupported_op")
 
 
-def main():
-    torch.set_num_threads(1)
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        if request.get("op") == "bye":
-            print(json.dumps({"bye": True}), flush=True)
-            return
-        print(json.dumps(answer(request)), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    glue.main(answer)

@@ -19,4 +19,4 @@ def shared_top_p(logits, temperature, top_k, top_p):
 
 
 template.filter_logprobs_batch = shared_top_p
-template.main()
+template.glue.main(template.answer)
