@@ -23,6 +23,7 @@ const size_t fuzz_default_batches[] = {1, 2, 7, 64, 257, 1024};
 const size_t fuzz_default_n_batches = sizeof fuzz_default_batches / sizeof fuzz_default_batches[0];
 
 #define FUZZ_SHRINK_BUDGET 400  /* requests one shrink may ask */
+#define FUZZ_SHRINK_SECONDS 60  /* and the seconds it may take */
 #define FUZZ_MAX_BATCH 1024     /* the most rows a batch has, whatever hello says */
 #define FUZZ_SAMPLES 16         /* failing rows kept per verdict to test the hint on */
 #define FUZZ_SAMPLE_LOGITS 4096 /* the largest row kept as such a sample */
@@ -181,7 +182,7 @@ static void record(fuzz_state *s, const fuzz_failure *seen) {
   f->other = seen->other ? cJSON_Duplicate(seen->other, 1) : NULL;
   f->original_rows = (size_t)cJSON_GetArraySize(rows);
   if (f->request)
-    fuzz_shrink(&s->c, &s->judge, f, FUZZ_SHRINK_BUDGET);
+    fuzz_shrink(&s->c, &s->judge, f, FUZZ_SHRINK_BUDGET, FUZZ_SHRINK_SECONDS);
 }
 
 static cJSON *ask(fuzz_state *s, const cJSON *request, char *detail, size_t len) {

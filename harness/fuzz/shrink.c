@@ -10,8 +10,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "run/check.h"
+
+/* Whether the shrink may ask another request: within its budget of requests and its time. */
+static int more(const fuzz_failure *f, size_t budget) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return f->asked < budget && (double)t.tv_sec + 1e-9 * (double)t.tv_nsec < f->deadline;
+}
 
 void fuzz_failure_free(fuzz_failure *f) {
   cJSON_Delete(f->request);
@@ -152,9 +160,9 @@ static cJSON *without_rows(const fuzz_failure *f, size_t from, size_t to, size_t
 /* Runs of the other rows removed, halving the run while nothing more can go. */
 static void remove_runs(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
   size_t n = (size_t)cJSON_GetArraySize(rows_of(f->request)), row = 0;
-  for (size_t chunk = n / 2; chunk >= 1 && f->asked < budget; chunk /= 2)
+  for (size_t chunk = n / 2; chunk >= 1 && more(f, budget); chunk /= 2)
     for (size_t from = 0;
-         from < (n = (size_t)cJSON_GetArraySize(rows_of(f->request))) && f->asked < budget;) {
+         from < (n = (size_t)cJSON_GetArraySize(rows_of(f->request))) && more(f, budget);) {
       const size_t to = from + chunk < n ? from + chunk : n;
       if (!try_request(c, j, f, without_rows(f, from, to, &row), row))
         from = to;
@@ -171,7 +179,7 @@ static void shrink_batch(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t b
       try_request(c, j, f, fuzz_shaped(f->request, FUZZ_SHAPE_ALONE, f->row), 0))
     return;
   size_t lo = 1, hi = n - 1; /* the other rows: hi of them fail */
-  while (lo < hi && f->asked < budget) {
+  while (lo < hi && more(f, budget)) {
     const size_t mid = lo + (hi - lo) / 2;
     if (try_request(c, j, f, first_rows(f, mid, &row), row))
       hi = mid;
@@ -199,6 +207,17 @@ static cJSON *without_member(const fuzz_failure *f, const char *name) {
   return out;
 }
 
+/* Deletes items [from, to) of an array in one walk (by index, each would walk from the start). */
+static void delete_range(cJSON *array, size_t from, size_t to) {
+  cJSON *x = array ? array->child : NULL;
+  for (size_t i = 0; x && i < to; i++) {
+    cJSON *next = x->next;
+    if (i >= from)
+      cJSON_Delete(cJSON_DetachItemViaPointer(array, x));
+    x = next;
+  }
+}
+
 /* The request with tokens [from, to) of the failing row left out (and the engine options, whose
  * token ids would move); NULL when no token would be left. */
 static cJSON *without_tokens(const fuzz_failure *f, size_t from, size_t to) {
@@ -207,8 +226,7 @@ static cJSON *without_tokens(const fuzz_failure *f, size_t from, size_t to) {
   const size_t v = (size_t)cJSON_GetArraySize(logits);
   if (!out || to - from >= v)
     return cJSON_Delete(out), NULL;
-  for (size_t i = to; i-- > from;)
-    cJSON_DeleteItemFromArray(logits, (int)i);
+  delete_range(logits, from, to);
   cJSON_DeleteItemFromObjectCaseSensitive(out, "engine");
   return out;
 }
@@ -231,12 +249,12 @@ static cJSON *rounded(const fuzz_failure *f, double step) {
 
 static void shrink_row(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
   static const char *const members[] = {"engine", "top_k", "top_p", "temperature"};
-  for (size_t i = 0; i < 4 && f->asked < budget; i++)
+  for (size_t i = 0; i < 4 && more(f, budget); i++)
     try_request(c, j, f, without_member(f, members[i]), f->row);
   size_t v = (size_t)cJSON_GetArraySize(
       cJSON_GetObjectItemCaseSensitive(target_row(f->request, f->row), "logits"));
-  for (size_t chunk = v / 2; chunk >= 1 && f->asked < budget; chunk /= 2)
-    for (size_t from = 0; from < v && f->asked < budget;) {
+  for (size_t chunk = v / 2; chunk >= 1 && more(f, budget); chunk /= 2)
+    for (size_t from = 0; from < v && more(f, budget);) {
       const size_t to = from + chunk < v ? from + chunk : v;
       if (try_request(c, j, f, without_tokens(f, from, to), f->row))
         v -= to - from;
@@ -244,12 +262,15 @@ static void shrink_row(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t bud
         from = to;
     }
   static const double steps[] = {16.0, 1.0, 0.25, 1.0 / 64};
-  for (size_t i = 0; i < 4 && f->asked < budget; i++)
+  for (size_t i = 0; i < 4 && more(f, budget); i++)
     if (try_request(c, j, f, rounded(f, steps[i]), f->row))
       break;
 }
 
-void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget, double seconds) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  f->deadline = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec + seconds;
   if (f->judgement.verdict == FUZZ_CRASH)
     return;
   shrink_batch(c, j, f, budget);

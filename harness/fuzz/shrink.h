@@ -27,14 +27,15 @@ typedef struct fuzz_failure {
   fuzz_shape shape;     /* FUZZ_BATCH: the shape that answered otherwise */
   size_t asked;         /* requests the shrinking asked */
   size_t original_rows; /* the batch the failure was found in */
+  double deadline;      /* the monotonic clock's seconds at which shrinking stops */
 } fuzz_failure;
 
 /* Whether asking `request` again gives the failure's verdict on its row (for FUZZ_BATCH: other
  * decisions than in the failure's other shape). Fills a fresh judgement and answer when it does. */
 int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *request, size_t row);
 
-/* Shrinks `f` in place, asking at most `budget` requests. */
-void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget);
+/* Shrinks `f` in place, asking at most `budget` requests for at most `seconds`. */
+void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget, double seconds);
 
 void fuzz_failure_free(fuzz_failure *f);
 
