@@ -9,8 +9,10 @@ Replace the body of `filter_logprobs_batch` with a call into your sampler. It ge
 
 - `logits`: a float32 tensor [B, V]: the rows of a request that have V tokens (a request whose
   rows differ in size makes one call per size, as an engine's batch has one vocabulary);
-- `temperature`, `top_p`: float32 tensors [B]; `top_k`: an int64 tensor [B], -1 where the
-  request leaves it out;
+- `temperature`: a float64 tensor [B], as the request gives it (DeepInfer scales by the float32
+  rounding of the float64 1/T: a float32 T would move 1/T by an ulp at T = 1.1);
+- `top_p`: a float32 tensor [B]; `top_k`: an int64 tensor [B], -1 where the request leaves it
+  out;
 
 and returns float32 or float64 log-probabilities [B, V], -inf for removed tokens. Each row's
 parameters go through `sampler_params` first (your engine's checks; here DeepInfer's, as in the
@@ -39,7 +41,7 @@ def sampler_params(temperature: float, top_k, top_p: float):
 
 def filter_logprobs_batch(logits, temperature, top_k, top_p):
     """The sampler under test: DeepInfer's rule on a batch, in float32 as engines compute it."""
-    scaled = logits * (1.0 / temperature)[:, None]  # a float32 multiply by 1/T per row
+    scaled = logits * (1.0 / temperature).to(torch.float32)[:, None]  # times the float32 1/T
     probs = torch.softmax(scaled, dim=1)
     order = torch.sort(probs, dim=1, descending=True, stable=True).indices
     ranked = torch.gather(probs, 1, order)
@@ -73,7 +75,7 @@ def filter_rows(rows: list, engine: dict) -> list:
             answers[i] = glue.error(e.field, str(e))
     for batch in by_vocab.values():
         lp = filter_logprobs_batch(torch.stack([b[1] for b in batch]),
-                                   torch.tensor([b[2] for b in batch], dtype=torch.float32),
+                                   torch.tensor([b[2] for b in batch], dtype=torch.float64),
                                    torch.tensor([b[3] for b in batch], dtype=torch.int64),
                                    torch.tensor([b[4] for b in batch], dtype=torch.float32))
         for j, b in enumerate(batch):

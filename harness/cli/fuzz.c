@@ -47,9 +47,13 @@ static int read_space(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
           self, "unknown family (sieve fuzz --help lists them):", c->families.items[i]);
     o->space.families |= 1u << f;
   }
-  for (size_t i = 0; rc == 0 && i < c->ops.n; i++)
-    if (strcmp(c->ops.items[i], "filter") != 0)
-      return cli_usage_error(self, "fuzz asks filter rows only so far, not", c->ops.items[i]);
+  o->ops = c->ops.n ? 0 : (UINT32_C(1) << FUZZ_OP_COUNT) - 1;
+  for (size_t i = 0; rc == 0 && i < c->ops.n; i++) {
+    const int op = fuzz_op_parse(c->ops.items[i]);
+    if (op < 0)
+      return cli_usage_error(self, "unknown op (sieve fuzz --help lists them):", c->ops.items[i]);
+    o->ops |= UINT32_C(1) << op;
+  }
   return rc;
 }
 
@@ -125,12 +129,13 @@ const cli_command cli_fuzz = {
     "random rows at engine scale, shrunk on failure",
     "usage: sieve fuzz --impl IMPL [--against profile:NAME|rule:AXIS=VALUE,...] [--seed S]\n"
     "                  [--rows N | --time SECONDS] [--vocab V,...] [--batch B,...]\n"
-    "                  [--families F,...] [--ops filter] [--repeat K] [--save DIR]\n"
+    "                  [--families F,...] [--ops OP,...] [--repeat K] [--save DIR]\n"
     "                  [--precision float32|float64] [--timeout S] [--max-logits N]\n"
     "                  [--first]\n"
-    "Random filter rows in batches, each judged against the rule (--against; DeepInfer's by\n"
-    "default) at the implementation's precision, where a decision that precision could flip\n"
-    "admits every outcome it could give. One row of each batch is asked again alone, the batch\n"
+    "Random filter and sample rows in batches, and uniform, position and speculate requests,\n"
+    "each judged against the rule (--against; DeepInfer's by default) at the implementation's\n"
+    "precision, where a decision that precision could flip admits every outcome it could\n"
+    "give. One row of each batch is asked again alone, the batch\n"
     "now and then reversed, and with --repeat K the same batch K times: a decision that moves\n"
     "is a failure of its own. The first failure of each kind is shrunk to a minimal batch and\n"
     "row and printed with the axis values under which the rule gives its answer; --save DIR\n"
@@ -140,6 +145,8 @@ const cli_command cli_fuzz = {
     "--vocab: sizes to draw from (default 1 to 262144, around powers of two and tile widths).\n"
     "--batch: batch sizes (default 1,2,7,64,257,1024; at most hello's \"max_batch\").\n"
     "--families: peaked, levels, bf16, fp16, holes, dyadic, underflow, extremes (default all).\n"
+    "--ops: filter, sample, uniform, position, speculate (default: all that hello offers;\n"
+    "       filter and position only where it says \"rng\":\"own\").\n"
     "--max-logits: the most logits one request carries (default 2097152).\n"
     "--first: stop after the batch of the first failure; the report says when it came.\n"
     "Exit status: 0 no failure, 1 failures, 2 a usage error, an implementation that could not\n"

@@ -28,9 +28,10 @@ const size_t fuzz_default_n_batches = sizeof fuzz_default_batches / sizeof fuzz_
 #define FUZZ_SAMPLES 16         /* failing rows kept per verdict to test the hint on */
 #define FUZZ_SAMPLE_LOGITS 4096 /* the largest row kept as such a sample */
 
-/* A failing row and its answer: an axis value is named only when it explains all of them. */
+/* A failing row (its request with it alone) and its answer: an axis value is named only when it
+ * explains all of them. */
 typedef struct fuzz_sample {
-  cJSON *row, *engine, *answer;
+  cJSON *request, *answer;
 } fuzz_sample;
 
 typedef struct fuzz_state {
@@ -40,7 +41,8 @@ typedef struct fuzz_state {
   conn c;
   fuzz_rng rng;
   size_t max_batch;
-  size_t rows, batches, compared;
+  uint32_t ops; /* those of o->ops that hello offers */
+  size_t rows, logits, batches, compared;
   double start, first_failure; /* seconds since the start at which the first row failed */
   int out_of_memory;           /* a batch could not be made or judged: the run stops */
   size_t by_verdict[FUZZ_VERDICT_COUNT];
@@ -84,7 +86,27 @@ static int read_hello(fuzz_state *s, const cJSON *hello, char *why, size_t len) 
   s->space.engine_options =
       s->o->space.engine_options &&
       (!options || (lists(options, "force_topk") && lists(options, "blacklist")));
+  const cJSON *rng = cJSON_GetObjectItemCaseSensitive(hello, "rng");
+  const int own_rng = cJSON_IsString(rng) && strcmp(rng->valuestring, "own") == 0;
+  for (int op = 0; op < FUZZ_OP_COUNT; op++)
+    if ((s->o->ops >> op & 1) && sieve_hello_offers(hello, fuzz_op_name(op)) &&
+        !(own_rng && op != FUZZ_OP_FILTER && op != FUZZ_OP_POSITION))
+      s->ops |= UINT32_C(1) << op;
+  if (!s->ops)
+    return snprintf(why, len,
+                    "it offers none of the ops asked (of filter, sample, uniform, "
+                    "position, speculate; with \"rng\":\"own\" filter and position only)"),
+           -1;
   return 0;
+}
+
+/* The ops asked, "filter, sample". */
+static void ops_text(uint32_t ops, char *out, size_t len) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (int op = 0; op < FUZZ_OP_COUNT; op++)
+    if (ops >> op & 1 && at < len)
+      at += (size_t)snprintf(out + at, len - at, "%s%s", at ? ", " : "", fuzz_op_name(op));
 }
 
 static int greet(fuzz_state *s) {
@@ -95,15 +117,15 @@ static int greet(fuzz_state *s) {
   }
   cJSON *hello = conn_hello(&s->c, crash, sizeof crash);
   int rc = sieve_hello_check(hello, crash, why, sizeof why) != 0 ? 2 : 0;
-  if (rc == 0 && !sieve_hello_offers(hello, "filter"))
-    snprintf(why, sizeof why, "it does not offer filter, the op fuzz asks"), rc = 2;
   if (rc == 0 && read_hello(s, hello, why, sizeof why) != 0)
     rc = 2;
+  char ops[80];
+  ops_text(s->ops, ops, sizeof ops);
   if (rc != 0)
     fprintf(stderr, "sieve fuzz: %s: %s\n", s->o->impl_arg, why);
   else
-    fprintf(s->out, "sieve fuzz: seed %llu, %s (%s), judged against %s at %s\n",
-            (unsigned long long)s->o->seed, s->o->impl_arg, sieve_case_str(hello, "name"),
+    fprintf(s->out, "sieve fuzz: seed %llu, %s (%s), %s judged against %s at %s\n",
+            (unsigned long long)s->o->seed, s->o->impl_arg, sieve_case_str(hello, "name"), ops,
             s->judge.name, sieve_precision_name(s->judge.precision));
   cJSON_Delete(hello);
   return rc;
@@ -122,7 +144,21 @@ static size_t draw_size(fuzz_state *s) {
   return b < fits ? b : fits;
 }
 
-static cJSON *draw_batch(fuzz_state *s) {
+/* The request-wide members of a sample request: a case and a tag, each left out now and then
+ * where it is the default; the tag in *mtp. */
+static int sample_members(fuzz_state *s, cJSON *request, int *sample_case, int *mtp) {
+  *sample_case = (int)fuzz_below(&s->rng, 3);
+  *mtp = fuzz_below(&s->rng, 4) == 0;
+  return (*sample_case == 0 && fuzz_below(&s->rng, 2)) ||
+                 cJSON_AddNumberToObject(request, "case", *sample_case)
+             ? ((!*mtp && fuzz_below(&s->rng, 2)) ||
+                        cJSON_AddStringToObject(request, "tag", *mtp ? "mtp" : "main")
+                    ? 0
+                    : -1)
+             : -1;
+}
+
+static cJSON *draw_batch(fuzz_state *s, int op) {
   size_t vocab[FUZZ_MAX_BATCH], smallest = SIZE_MAX;
   const size_t b = draw_size(s), most = s->o->max_logits / b;
   const int one_vocab = (int)fuzz_below(&s->rng, 2);
@@ -132,13 +168,18 @@ static cJSON *draw_batch(fuzz_state *s) {
   }
   cJSON *request = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(request, "rows");
   cJSON *engine = fuzz_engine(&s->rng, &s->space, smallest);
-  if (!rows || !engine || !cJSON_AddStringToObject(request, "op", "filter") ||
+  int sample_case = 0, mtp = 0;
+  if (!rows || !engine || !cJSON_AddStringToObject(request, "op", fuzz_op_name(op)) ||
       !cJSON_AddItemToObject(request, "engine", engine))
     goto fail;
   engine = NULL;
+  if (op == FUZZ_OP_SAMPLE && sample_members(s, request, &sample_case, &mtp) != 0)
+    goto fail;
   for (size_t i = 0; i < b; i++) {
     int family;
     cJSON *row = fuzz_row(&s->rng, &s->space, vocab[i], &family);
+    if (row && op == FUZZ_OP_SAMPLE && fuzz_key(&s->rng, row, sample_case, mtp) != 0)
+      row = (cJSON_Delete(row), NULL);
     if (!row || !cJSON_AddItemToArray(rows, row)) {
       cJSON_Delete(row);
       goto fail;
@@ -154,13 +195,11 @@ fail:
 static void keep_sample(fuzz_state *s, const cJSON *request, size_t row, fuzz_verdict v,
                         const cJSON *got) {
   const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(request, "rows"), (int)row);
-  const cJSON *engine = cJSON_GetObjectItemCaseSensitive(request, "engine");
   if (!got || s->n_samples[v] == FUZZ_SAMPLES ||
       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "logits")) > FUZZ_SAMPLE_LOGITS)
     return;
   fuzz_sample *k = &s->samples[v][s->n_samples[v]++];
-  k->row = cJSON_Duplicate(r, 1);
-  k->engine = engine ? cJSON_Duplicate(engine, 1) : NULL;
+  k->request = fuzz_shaped(request, FUZZ_SHAPE_ALONE, row);
   k->answer = cJSON_Duplicate(got, 1);
 }
 
@@ -188,9 +227,10 @@ static void record(fuzz_state *s, const fuzz_failure *seen) {
 static cJSON *ask(fuzz_state *s, const cJSON *request, char *detail, size_t len) {
   cJSON *answer = conn_ask_json(&s->c, request, detail, len);
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows");
-  if (answer && (!cJSON_IsArray(rows) ||
-                 cJSON_GetArraySize(rows) !=
-                     cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows")))) {
+  if (answer && cJSON_HasObjectItem(request, "rows") &&
+      (!cJSON_IsArray(rows) ||
+       cJSON_GetArraySize(rows) !=
+           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows")))) {
     snprintf(detail, len, "not one row of answers per row asked");
     cJSON_Delete(answer);
     return NULL;
@@ -200,13 +240,14 @@ static cJSON *ask(fuzz_state *s, const cJSON *request, char *detail, size_t len)
 
 static void judge_batch(fuzz_state *s, const cJSON *request, const cJSON *answer) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(request, "rows");
-  const cJSON *engine = cJSON_GetObjectItemCaseSensitive(request, "engine");
   const cJSON *got = cJSON_GetObjectItemCaseSensitive(answer, "rows");
   for (size_t i = 0; i < (size_t)cJSON_GetArraySize(rows); i++) {
     fuzz_failure seen = {.request = (cJSON *)request, .row = i};
     const cJSON *g = cJSON_GetArrayItem(got, (int)i);
     s->rows++;
-    if (fuzz_judge_row(&s->judge, cJSON_GetArrayItem(rows, (int)i), engine, g, &seen.judgement))
+    s->logits += (size_t)cJSON_GetArraySize(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, (int)i), "logits"));
+    if (fuzz_judge_answer(&s->judge, request, i, g, &seen.judgement))
       s->out_of_memory = 1;
     seen.answer = (cJSON *)g;
     if (seen.judgement.verdict == FUZZ_REACH || seen.judgement.verdict >= FUZZ_KEPT)
@@ -263,15 +304,61 @@ static void compare_shapes(fuzz_state *s, const cJSON *request, const cJSON *ans
     compare_shape(s, request, answer, FUZZ_SHAPE_REPEATED, row);
 }
 
+/* A uniform request of a few keys. */
+static cJSON *draw_uniform(fuzz_state *s) {
+  cJSON *request = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(request, "items");
+  int ok = items && cJSON_AddStringToObject(request, "op", "uniform");
+  for (uint64_t n = 1 + fuzz_below(&s->rng, 16); ok && n > 0; n--) {
+    cJSON *item = cJSON_CreateObject();
+    const int sample_case = (int)fuzz_below(&s->rng, 3), mtp = fuzz_below(&s->rng, 4) == 0;
+    ok = item && cJSON_AddItemToArray(items, item) &&
+         fuzz_key(&s->rng, item, sample_case, mtp) == 0 &&
+         cJSON_AddNumberToObject(item, "case", sample_case) &&
+         cJSON_AddStringToObject(item, "tag", mtp ? "mtp" : "main");
+  }
+  return ok ? request : (cJSON_Delete(request), NULL);
+}
+
+/* A uniform, position or speculate request, judged whole. */
+static void judge_whole(fuzz_state *s, const cJSON *request, const cJSON *answer) {
+  fuzz_failure seen = {.request = (cJSON *)request, .answer = (cJSON *)answer};
+  const cJSON *items = cJSON_GetObjectItemCaseSensitive(request, "items"), *x;
+  s->rows += items ? (size_t)cJSON_GetArraySize(items) : 1;
+  for (int side = 0; side < 2; side++)
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetObjectItemCaseSensitive(request, side ? "draft" : "target"),
+                              "rows")) s->logits += (size_t)cJSON_GetArraySize(x);
+  if (fuzz_judge_answer(&s->judge, request, 0, answer, &seen.judgement))
+    s->out_of_memory = 1;
+  if (seen.judgement.verdict >= FUZZ_KEPT)
+    record(s, &seen);
+}
+
+/* An op of those asked, rows of filter and sample as often as all others. */
+static int draw_op(fuzz_state *s) {
+  int ops[FUZZ_OP_COUNT], n = 0;
+  for (int op = 0; op < FUZZ_OP_COUNT; op++)
+    if (s->ops >> op & 1)
+      ops[n++] = op;
+  return ops[fuzz_below(&s->rng, (uint64_t)n)];
+}
+
 static void round_of(fuzz_state *s) {
   fuzz_failure seen = {.judgement = {FUZZ_CRASH, ""}};
-  cJSON *request = draw_batch(s), *answer = NULL;
+  const int op = draw_op(s);
+  cJSON *request = op == FUZZ_OP_UNIFORM     ? draw_uniform(s)
+                   : op == FUZZ_OP_POSITION  ? fuzz_position_request(&s->rng)
+                   : op == FUZZ_OP_SPECULATE ? fuzz_chain_request(&s->rng, &s->space)
+                                             : draw_batch(s, op),
+        *answer = NULL;
   if (request)
     answer = ask(s, request, seen.judgement.why, sizeof seen.judgement.why);
   if (request && !answer) {
     seen.request = request;
     s->rows += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
     record(s, &seen);
+  } else if (answer && !cJSON_HasObjectItem(request, "rows")) {
+    judge_whole(s, request, answer);
   } else if (answer) {
     judge_batch(s, request, answer);
     compare_shapes(s, request, answer);
@@ -294,15 +381,13 @@ static int explains_all(const fuzz_state *s, const fuzz_failure *f, int a, int v
   if (v == sieve_rule_get(&r, a) || sieve_rule_set(&r, a, v) != 0)
     return 0;
   j.rule = &r;
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
-  if (fuzz_judge_row(&j, cJSON_GetArrayItem(rows, (int)f->row),
-                     cJSON_GetObjectItemCaseSensitive(f->request, "engine"), f->answer, &jd) != 0 ||
-      jd.verdict >= FUZZ_KEPT)
+  if (fuzz_judge_answer(&j, f->request, f->row, f->answer, &jd) != 0 || jd.verdict >= FUZZ_KEPT)
     return 0;
   const fuzz_verdict kind = f->judgement.verdict;
   for (size_t i = 0; i < s->n_samples[kind]; i++) {
     const fuzz_sample *k = &s->samples[kind][i];
-    if (fuzz_judge_row(&j, k->row, k->engine, k->answer, &jd) != 0 || jd.verdict >= FUZZ_KEPT)
+    if (!k->request || fuzz_judge_answer(&j, k->request, 0, k->answer, &jd) != 0 ||
+        jd.verdict >= FUZZ_KEPT)
       return 0;
   }
   return 1;
@@ -336,12 +421,15 @@ static void report_failure(const fuzz_state *s, const fuzz_failure *f) {
   char hint[400];
   fprintf(s->out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
           fuzz_verdict_what(f->judgement.verdict), s->by_verdict[f->judgement.verdict]);
-  fprintf(s->out,
-          "  minimal: row %zu of a batch of %d, %d logits (found in a batch of %zu; "
-          "shrunk in %zu requests)\n",
-          f->row, cJSON_GetArraySize(rows),
-          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
-          f->asked);
+  if (rows)
+    fprintf(s->out,
+            "  minimal: %s row %zu of a batch of %d, %d logits (found in a batch of %zu; "
+            "shrunk in %zu requests)\n",
+            sieve_case_str(f->request, "op"), f->row, cJSON_GetArraySize(rows),
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
+            f->asked);
+  else
+    fprintf(s->out, "  a %s request\n", sieve_case_str(f->request, "op"));
   fprintf(s->out, "  why: %s\n", f->judgement.why);
   print_json_clipped(s->out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
                      cJSON_GetArraySize(rows) > 1 ? row : f->request);
@@ -349,19 +437,25 @@ static void report_failure(const fuzz_state *s, const fuzz_failure *f) {
   if (f->other)
     print_json_clipped(s->out, f->other_batch == 1 ? "asked alone" : "in the other shape",
                        f->other);
-  if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_VALUE ||
+  if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_TOKEN ||
+      f->judgement.verdict == FUZZ_VALUE || f->judgement.verdict == FUZZ_KEY ||
       f->judgement.verdict == FUZZ_ERROR) {
     explained_by(s, f, hint, sizeof hint);
     const size_t others = s->n_samples[f->judgement.verdict];
-    if (hint[0])
+    if (hint[0] && !others)
       fprintf(s->out,
-              "  of the axis values, %s gives this answer and those of the %zu other failing "
-              "rows kept: a match, not yet a cause (sieve run fits the rule over every case)\n",
+              "  of the axis values, %s gives this answer (no other failing row kept to test "
+              "it on): a match, not yet a cause (sieve run fits the rule over every case)\n",
+              hint);
+    else if (hint[0])
+      fprintf(s->out,
+              "  of the axis values, %s gives this answer and those of the %zu failing rows "
+              "kept: a match, not yet a cause (sieve run fits the rule over every case)\n",
               hint, others);
     else
       fprintf(s->out,
-              "  no single axis value gives this answer and those of the %zu other failing "
-              "rows kept: no known choice explains it\n",
+              "  no single axis value gives this answer and those of the %zu failing rows "
+              "kept: no known choice explains it\n",
               others);
   }
 }
@@ -384,10 +478,10 @@ static int report(fuzz_state *s, double seconds) {
       fprintf(stderr, "sieve fuzz: %s\n", path), rc = 2;
   }
   fprintf(s->out,
-          "\nsieve fuzz %s: %zu rows in %zu batches, %zu within float reach, %zu "
+          "\nsieve fuzz %s: %zu rows (%zu logits) in %zu batches, %zu within float reach, %zu "
           "failed; %zu decisions compared across shapes; %.1f s (seed %llu)\n",
-          failed ? "FAILED" : "passed", s->rows, s->batches, s->by_verdict[FUZZ_REACH], failed,
-          s->compared, seconds, (unsigned long long)s->o->seed);
+          failed ? "FAILED" : "passed", s->rows, s->logits, s->batches, s->by_verdict[FUZZ_REACH],
+          failed, s->compared, seconds, (unsigned long long)s->o->seed);
   if (failed)
     fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
   return rc;
@@ -413,8 +507,7 @@ int sieve_fuzz(const fuzz_options *o, FILE *out) {
   for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
     fuzz_failure_free(&s.found[v]);
     for (size_t i = 0; i < s.n_samples[v]; i++) {
-      cJSON_Delete(s.samples[v][i].row);
-      cJSON_Delete(s.samples[v][i].engine);
+      cJSON_Delete(s.samples[v][i].request);
       cJSON_Delete(s.samples[v][i].answer);
     }
   }

@@ -24,6 +24,7 @@ typedef struct fuzz_options {
   size_t rows;    /* stop after this many rows; 0: by time */
   double seconds; /* stop after this long; 0: by rows */
   fuzz_space space;
+  uint32_t ops;          /* bit o: op o (rows.h) may be asked, where hello offers it */
   const size_t *batches; /* the batch sizes to draw from */
   size_t n_batches;
   size_t max_logits; /* the most logits one request carries */

@@ -76,23 +76,11 @@ static cJSON *row_with(const cJSON *row, double top_p, int full) {
 
 cJSON *fuzz_oracle_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine) {
   cJSON *req = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(req, "rows"), *out = NULL;
-  jbuf answer = {0};
-  if (!req || !rows)
-    goto done;
-  cJSON_AddStringToObject(req, "op", "filter");
-  if (engine)
-    cJSON_AddItemReferenceToObject(req, "engine", (cJSON *)engine);
-  cJSON_AddItemReferenceToArray(rows, (cJSON *)row);
-  sieve_serve_request(req, j->name, j->rule, &answer);
-  cJSON *root = answer.failed || !answer.data ? NULL : cJSON_Parse(answer.data);
-  cJSON *got = cJSON_GetObjectItemCaseSensitive(root, "rows");
-  out = cJSON_IsArray(got) && cJSON_GetArraySize(got) == 1 ? cJSON_DetachItemFromArray(got, 0)
-        : root                                             ? cJSON_Duplicate(root, 1)
-                                                           : NULL;
-  cJSON_Delete(root);
-done:
+  if (req && rows && cJSON_AddStringToObject(req, "op", "filter") &&
+      (!engine || cJSON_AddItemReferenceToObject(req, "engine", (cJSON *)engine)) &&
+      cJSON_AddItemReferenceToArray(rows, (cJSON *)row))
+    out = fuzz_oracle_answer(j, req, 0);
   cJSON_Delete(req);
-  jbuf_free(&answer);
   return out;
 }
 
@@ -413,7 +401,7 @@ static const char *error_string(const cJSON *answer, const char *key) {
   return cJSON_IsString(x) ? x->valuestring : "";
 }
 
-static void judge_errors(const cJSON *want, const cJSON *got, fuzz_judgement *out) {
+void fuzz_judge_errors(const cJSON *want, const cJSON *got, fuzz_judgement *out) {
   const int want_error = cJSON_HasObjectItem(want, "error"),
             got_error = cJSON_HasObjectItem(got, "error");
   if (want_error && got_error && !strcmp(error_string(want, "kind"), error_string(got, "kind")) &&
@@ -517,6 +505,51 @@ done:
   return rc;
 }
 
+/* Whether the cut after the first `kept` ranks falls between tokens the precision cannot order,
+ * or inside a tie the rule leaves to the sort. */
+static int cut_splits_class(const reach *r, size_t kept) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  const sieve_rule *rule = r->j->rule ? r->j->rule : &deepinfer;
+  if (kept == 0 || kept >= r->n)
+    return 0;
+  const fuzz_ranked *a = &r->ranks[kept - 1], *b = &r->ranks[kept];
+  return indistinct(r, a, b) ||
+         (a->p == b->p &&
+          (sieve_rule_get(rule, SIEVE_AXIS_TOPP_TIES) == SIEVE_TOPP_TIES_UNSPECIFIED ||
+           sieve_rule_get(rule, SIEVE_AXIS_TOPK_TIES) == SIEVE_TOPK_TIES_UNSPECIFIED));
+}
+
+int fuzz_filter_close(const fuzz_judge *j, const cJSON *row, const cJSON *engine, int *close) {
+  cJSON *answer = fuzz_oracle_row(j, row, engine), *full = NULL, *held[2] = {NULL, NULL};
+  size_t v = 0;
+  float *s = scaled_row(row, &v);
+  double *f = malloc(4 * (v ? v : 1) * sizeof *f);
+  reach r = {.j = j, .s = s, .refs = {f}, .n_refs = 1};
+  int rc = -1, loaded = 1;
+  *close = 0;
+  if (!answer || !s || !f)
+    goto done;
+  rc = 0;
+  if (cJSON_HasObjectItem(answer, "error") || read_logprobs(answer, v, f) != 0)
+    goto done;
+  r.ref_kept[0] = kept_count(f, v);
+  loaded = load_ranks(&r, full = oracle_with(j, row, engine, 1.0, 1), v, f + v);
+  if (loaded < 0 || (loaded == 0 && load_edges(&r, row, engine, answer, v, f + 2 * v, held) != 0))
+    rc = -1;
+  else if (loaded == 0)
+    *close = (r.ref_kept[0] > 0 && count_allowed(&r, r.ref_kept[0] - 1)) ||
+             count_allowed(&r, r.ref_kept[0] + 1) || cut_splits_class(&r, r.ref_kept[0]);
+done:
+  cJSON_Delete(answer);
+  cJSON_Delete(full);
+  cJSON_Delete(held[0]);
+  cJSON_Delete(held[1]);
+  free(r.ranks);
+  free(s);
+  free(f);
+  return rc;
+}
+
 static int same_kept(const double *a, const double *b, size_t v) {
   for (size_t i = 0; i < v; i++)
     if ((a[i] == -INFINITY) != (b[i] == -INFINITY))
@@ -547,7 +580,7 @@ int fuzz_judge_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine, c
     goto done;
   rc = 0;
   if (cJSON_HasObjectItem(answer, "error") || cJSON_HasObjectItem(got, "error"))
-    judge_errors(answer, got, out);
+    fuzz_judge_errors(answer, got, out);
   else if (read_logprobs(answer, v, a) != 0 || read_logprobs(got, v, g) != 0)
     *out = (fuzz_judgement){FUZZ_MALFORMED, "not a row of V logprobs (numbers, null for -inf)"};
   else if ((rc = judge_sets(j, row, engine, answer, a, g, v, s, out)) == 0 &&

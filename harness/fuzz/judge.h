@@ -1,7 +1,8 @@
 /*
- * The verdict on one filter row's answer (README.md, "Judging"): the oracle's answer under the
- * rule, at the implementation's precision, where every decision the arithmetic of that
- * precision could flip admits each outcome it could give.
+ * The verdict on one answer (README.md, "Judging"): a filter or sample row's, or a uniform or
+ * position request's. The oracle answers under the rule, at the implementation's precision,
+ * and every decision the arithmetic of that precision could flip admits each outcome it could
+ * give.
  */
 #ifndef SIEVE_FUZZ_JUDGE_H
 #define SIEVE_FUZZ_JUDGE_H
@@ -16,7 +17,9 @@
   X(PASS, "pass", "the rule's answer")                                                             \
   X(REACH, "within reach", "another outcome of a decision the precision could flip")               \
   X(KEPT, "kept set", "other tokens kept than any outcome the rule allows")                        \
-  X(VALUE, "value", "the kept set allowed, a logprob outside its derived bound")                   \
+  X(TOKEN, "token", "another token drawn than any outcome the rule allows")                        \
+  X(VALUE, "value", "the kept set or token allowed, a logprob outside its derived bound")          \
+  X(KEY, "key", "another uniform or position than the rule's hash and position give")              \
   X(ERROR, "error", "an error where the rule answers, the reverse, or another error")              \
   X(MALFORMED, "malformed", "not a row of V numbers, nor an error")                                \
   X(BATCH, "batch", "another answer in another batch shape or on repetition")                      \
@@ -50,9 +53,26 @@ typedef struct fuzz_judgement {
 int fuzz_judge_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine, const cJSON *got,
                    fuzz_judgement *out);
 
-/* The oracle's answer to one row under the judge's rule, as a row object (malloc'd cJSON), or
- * NULL when out of memory. */
+/* Judges `got`: in a filter or sample request, the answer to its row `row`; in a uniform or
+ * position request, the whole answer (judge_draws.c). -1 when out of memory, else 0. */
+int fuzz_judge_answer(const fuzz_judge *j, const cJSON *request, size_t row, const cJSON *got,
+                      fuzz_judgement *out);
+
+/* The oracle's answer to `request` under the judge's rule: to its row `row` alone, as a row
+ * object, when it has rows, else the whole answer (malloc'd cJSON); NULL when out of memory. */
+cJSON *fuzz_oracle_answer(const fuzz_judge *j, const cJSON *request, size_t row);
+
+/* The oracle's answer to one filter row, as fuzz_oracle_answer gives it. */
 cJSON *fuzz_oracle_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine);
+
+/* Whether the kept set of a filter row is a decision the precision could flip (another kept
+ * count within reach, or a cut between tokens it cannot order): -1 when out of memory, else 0
+ * with the answer in *close. */
+int fuzz_filter_close(const fuzz_judge *j, const cJSON *row, const cJSON *engine, int *close);
+
+/* The verdict on an error in either answer: none (out untouched) when both are the same error
+ * (kind and field), else FUZZ_ERROR with its reason. */
+void fuzz_judge_errors(const cJSON *want, const cJSON *got, fuzz_judgement *out);
 
 /* The largest float32 logprob bound over the tokens an oracle answer keeps: the f32_abs of a
  * fixture expectation (fixtures/README.md, "Precision"). */

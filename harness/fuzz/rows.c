@@ -119,6 +119,52 @@ static void dyadic(fuzz_rng *r, float *x, size_t v) {
   }
 }
 
+/* Float32 values beside x0 that x * inv (float32) maps where x0 * inv goes, those that the
+ * float32 division by t keeps apart first; how many into *n (at most 8). */
+static void collisions(float x0, float inv, float t, float *out, size_t *n) {
+  const float at = x0 * inv;
+  float y = x0;
+  *n = 0;
+  for (int k = 0; k < 8; k++)
+    y = nextafterf(y, -INFINITY);
+  for (int k = 0; k < 17 && *n < 8; k++, y = nextafterf(y, INFINITY))
+    if (y * inv == at)
+      out[(*n)++] = y;
+  for (size_t k = 1; k < *n; k++)
+    if (out[k] / t != out[0] / t) {
+      const float first = out[1];
+      out[1] = out[k], out[k] = first;
+      return;
+    }
+  *n = *n ? 1 : 0; /* no two that the division keeps apart */
+}
+
+/* 2^k logits (2 to 8) that differ as written but tie once multiplied by the float32 1/T, at a
+ * T above 1 (the temperature in *t), over a tail far enough below that its float64
+ * probabilities are 0: an exact tie and exact top-p boundaries that dividing by T would not
+ * make. */
+static void collide(fuzz_rng *r, float *x, size_t v, double *t) {
+  static const double ts[] = {1.1, 1.25, 1.5, 2.5, 3.0, 7.0};
+  float group[8];
+  size_t g = 0;
+  *t = ts[fuzz_below(r, sizeof ts / sizeof ts[0])];
+  const float inv = (float)(1.0 / *t), x0 = (float)(8.0 * normal(r));
+  collisions(x0, inv, (float)*t, group, &g);
+  if (g == 0)
+    group[g++] = x0;
+  size_t n = (size_t)2 << fuzz_below(r, 3);
+  n = n > v ? v : n;
+  const int masked = (int)fuzz_below(r, 2);
+  for (size_t i = 0; i < v; i++)
+    x[i] = masked ? -INFINITY : (float)(x0 - 8000.0 - 100.0 * fuzz_unit(r));
+  for (size_t k = 0; k < n; k++) {
+    size_t i = (size_t)fuzz_below(r, v);
+    while (x[i] > x0 - 4000.0f)
+      i = (i + 1) % v;
+    x[i] = group[k % g];
+  }
+}
+
 /* Gaps of 80 to 400 below the largest: float32 probabilities underflow to 0 and tie, float64
  * ones do not (the row of issue 24: 0, -200, -300, -250). */
 static void underflow(fuzz_rng *r, float *x, size_t v) {
@@ -138,8 +184,13 @@ static void extremes(fuzz_rng *r, float *x, size_t v) {
     }
 }
 
-static void draw_logits(fuzz_rng *r, int family, float *x, size_t v) {
+/* The row's logits; a family that needs its own temperature sets *t (else it stays 0). */
+static void draw_logits(fuzz_rng *r, int family, float *x, size_t v, double *t) {
+  *t = 0.0;
   switch (family) {
+  case FUZZ_FAMILY_COLLIDE:
+    collide(r, x, v, t);
+    break;
   case FUZZ_FAMILY_PEAKED:
     peaked(r, x, v);
     break;
@@ -157,6 +208,7 @@ static void draw_logits(fuzz_rng *r, int family, float *x, size_t v) {
     break;
   case FUZZ_FAMILY_DYADIC:
     dyadic(r, x, v);
+    *t = ldexp(1.0, -(int)fuzz_below(r, 3)); /* its tail's probabilities stay 0 at T <= 1 */
     break;
   case FUZZ_FAMILY_UNDERFLOW:
     underflow(r, x, v);
@@ -262,11 +314,10 @@ static void draw_invalid(fuzz_rng *r, cJSON *params) {
   }
 }
 
-static cJSON *draw_params(fuzz_rng *r, int family, const float *x, size_t v) {
+/* The parameters; the temperature is the family's own `t` when it has one. */
+static cJSON *draw_params(fuzz_rng *r, double family_t, const float *x, size_t v) {
   cJSON *params = cJSON_CreateObject();
-  /* A dyadic row keeps its tail's probabilities 0 only at T <= 1. */
-  const double t =
-      family == FUZZ_FAMILY_DYADIC ? ldexp(1.0, -(int)fuzz_below(r, 3)) : draw_temperature(r);
+  const double t = family_t > 0.0 ? family_t : draw_temperature(r);
   size_t n = 0;
   fuzz_ranked *rk = rank_row(x, v, t, &n);
   if (!params || !rk)
@@ -325,9 +376,10 @@ cJSON *fuzz_row(fuzz_rng *r, const fuzz_space *space, size_t vocab, int *family)
   cJSON *row = cJSON_CreateObject(), *params = NULL, *logits = NULL;
   if (!x || !row)
     goto fail;
+  double t;
   *family = draw_family(r, space->families);
-  draw_logits(r, *family, x, vocab);
-  if (!(params = draw_params(r, *family, x, vocab)) || !(logits = logits_array(x, vocab)))
+  draw_logits(r, *family, x, vocab, &t);
+  if (!(params = draw_params(r, t, x, vocab)) || !(logits = logits_array(x, vocab)))
     goto fail;
   drop_defaults(params);
   if (!cJSON_AddItemToObject(row, "logits", logits))

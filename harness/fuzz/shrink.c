@@ -32,20 +32,37 @@ static cJSON *rows_of(const cJSON *request) {
   return cJSON_GetObjectItemCaseSensitive(request, "rows");
 }
 
+/* The request with its row `row` alone, copying that row only. */
+static cJSON *alone(const cJSON *request, size_t row) {
+  if (!rows_of(request))
+    return cJSON_Duplicate(request, 1);
+  cJSON *out = cJSON_CreateObject(), *rows = NULL;
+  const cJSON *x;
+  int ok = out != NULL;
+  cJSON_ArrayForEach(x, request) {
+    cJSON *copy = ok ? cJSON_Duplicate(strcmp(x->string, "rows") ? x : NULL, 1) : NULL;
+    ok = ok && (strcmp(x->string, "rows") ? cJSON_AddItemToObject(out, x->string, copy)
+                                          : (rows = cJSON_AddArrayToObject(out, "rows")) != NULL);
+    if (!ok)
+      cJSON_Delete(copy);
+  }
+  cJSON *r = ok && rows ? cJSON_Duplicate(cJSON_GetArrayItem(rows_of(request), (int)row), 1) : NULL;
+  if (!r || !cJSON_AddItemToArray(rows, r))
+    return cJSON_Delete(r), cJSON_Delete(out), NULL;
+  return out;
+}
+
 cJSON *fuzz_shaped(const cJSON *request, fuzz_shape shape, size_t row) {
+  if (shape == FUZZ_SHAPE_ALONE)
+    return alone(request, row);
   cJSON *out = cJSON_Duplicate(request, 1), *rows = rows_of(out), *fresh = NULL;
   const size_t n = (size_t)cJSON_GetArraySize(rows);
   if (!out || shape == FUZZ_SHAPE_REPEATED)
     return out;
   if (!(fresh = cJSON_CreateArray()))
     return cJSON_Delete(out), NULL;
-  for (size_t i = n; i-- > 0;) {
-    cJSON *r = cJSON_DetachItemFromArray(rows, (int)i);
-    if (shape == FUZZ_SHAPE_ALONE && i != row)
-      cJSON_Delete(r);
-    else
-      cJSON_AddItemToArray(fresh, r);
-  }
+  for (size_t i = n; i-- > 0;)
+    cJSON_AddItemToArray(fresh, cJSON_DetachItemFromArray(rows, (int)i));
   cJSON_ReplaceItemInObjectCaseSensitive(out, "rows", fresh);
   return out;
 }
@@ -75,6 +92,8 @@ static cJSON *ask_row(conn *c, const cJSON *request, size_t row, fuzz_verdict *w
   cJSON *answer = conn_ask_json(c, request, detail, sizeof detail);
   cJSON *rows = cJSON_GetObjectItemCaseSensitive(answer, "rows"), *out = NULL;
   *why = !answer ? FUZZ_CRASH : FUZZ_MALFORMED;
+  if (!rows_of(request))
+    return answer;
   if (cJSON_IsArray(rows) && cJSON_GetArraySize(rows) == cJSON_GetArraySize(rows_of(request)))
     out = cJSON_DetachItemFromArray(rows, (int)row);
   cJSON_Delete(answer);
@@ -95,9 +114,7 @@ int fuzz_fails_again(conn *c, const fuzz_judge *j, fuzz_failure *f, cJSON *reque
     snprintf(verdict.why, sizeof verdict.why, "row %zu of a batch of %zu decides otherwise %s", row,
              n, fuzz_shape_how(f->shape));
     cJSON_Delete(shaped);
-  } else if (got && fuzz_judge_row(j, cJSON_GetArrayItem(rows_of(request), (int)row),
-                                   cJSON_GetObjectItemCaseSensitive(request, "engine"), got,
-                                   &verdict) != 0)
+  } else if (got && fuzz_judge_answer(j, request, row, got, &verdict) != 0)
     verdict.verdict = FUZZ_PASS;
   const int same = verdict.verdict == f->judgement.verdict;
   if (same) {
@@ -271,7 +288,7 @@ void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget, d
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   f->deadline = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec + seconds;
-  if (f->judgement.verdict == FUZZ_CRASH)
+  if (f->judgement.verdict == FUZZ_CRASH || !rows_of(f->request))
     return;
   shrink_batch(c, j, f, budget);
   shrink_row(c, j, f, budget);

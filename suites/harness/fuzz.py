@@ -1,6 +1,7 @@
 """sieve fuzz: the oracle and the faithful float32 port run clean (the port ranks its float32
-probabilities, so rows whose probabilities underflow and tie come up); wrong ports are found
-and their minimal case names the axis value when one explains every failing row kept; a
+probabilities, so rows whose probabilities underflow and tie come up); wrong ports are found,
+through every op (filter, sample, uniform, position, speculate), and their minimal case names
+the axis value when one explains every failing row kept; a
 sampler whose batched path goes wrong only above 64 rows passes sieve run and is caught, shrunk
 to a batch of 65; --save writes a fixture file that sieve run replays; bad options are usage
 errors."""
@@ -16,6 +17,16 @@ MUTANTS_FOUND = {"ge-boundary": "boundary=ge", "topk-keeps-ties": "topk_ties=kee
                  "temperature-after-filters": "temperature_at=after",
                  "topk-first-renormalized": "topp_scope=after_topk",
                  "topp-inclusive-cumsum": "no single axis value"}
+
+# Mutants whose bug shows in another op than filter, or only on rows of one family: the op (or
+# family) that finds them, and what the minimal case says.
+MUTANTS_BY_OP = {"raw-logprobs": ("--ops", "sample", "logprobs=scaled"),
+                 "draw-ge": ("--ops", "sample", "no single axis value"),
+                 "seed-low-32-bits": ("--ops", "uniform", "no single axis value"),
+                 "decode-missing-plus-one": ("--ops", "position", "no single axis value"),
+                 "spec-q-zero-rejects": ("--ops", "speculate", "spec_q_zero=reject"),
+                 "spec-accept-le": ("--ops", "speculate", "spec_accept=le"),
+                 "divide-by-temperature": ("--families", "collide", "temperature_op=divide")}
 
 
 def fuzz(ctx, *args, env=None):
@@ -38,6 +49,12 @@ def checks(ctx):
         said = value if value.startswith("no ") else f"of the axis values, {value} gives"
         ctx.check(f"sieve fuzz finds mutant {name} and its minimal case says: {said}",
                   p.returncode == 1 and said in p.stdout, p.stdout[-600:])
+    for name, (option, value, said) in MUTANTS_BY_OP.items():
+        p = fuzz(ctx, "--impl", f"lib:{ctx.mutants}/lib{name}.so", "--seed", "1", "--time", "30",
+                 "--first", option, value)
+        hint = [line for line in p.stdout.splitlines() if "axis value" in line]
+        ctx.check(f"sieve fuzz {option} {value} finds mutant {name} and its minimal case says "
+                  f"{said}", p.returncode == 1 and hint and said in hint[0], p.stdout[-600:])
     env = dict(os.environ, SIEVE_BIN=str(ctx.sieve))
     fake = f"exec:{ctx.python} {FAKES / 'drops-top-p-above-64.py'}"
     status, report, err = ctx.run(fake, "--suite", "ordering", env=env)
@@ -75,7 +92,7 @@ def checks(ctx):
     p = fuzz(ctx, "--impl", huge, "--rows", "2000", "--seed", "2", env=env)
     ctx.check("a hello claiming a largest batch of 1e30 rows is held to 1024 and the run ends",
               p.returncode == 0 and "sieve fuzz passed" in p.stdout, p.stdout[-300:])
-    for bad in (["--ops", "sample"], ["--rows", "0"], ["--families", "none"],
+    for bad in (["--ops", "draw"], ["--rows", "0"], ["--families", "none"],
                 ["--against", "exec:x"], ["--rows", "5", "--time", "5"]):
         p = fuzz(ctx, "--impl", "profile:deepinfer", *bad)
         ctx.check(f"sieve fuzz {' '.join(bad)} is a usage error", p.returncode == 2,
