@@ -6,7 +6,10 @@ The workspace is what harness/CI.md tells an engine team to keep: sieve-adapter.
 template with one bug planted, `>=` at the top-p boundary) and sieve-expected.json, written from
 a run with --write-expect. Checked: the job passes with the expectation file, with a JUnit
 report that validates against Jenkins' schema and a markdown job summary; it fails without the
-file, naming the bug; and a job whose adapter does not start stops at the smoke step. The jobs
+file, naming the bug; and a job whose adapter does not start stops at the smoke step. The fuzz
+step, seeded with the run id, judges by the rule the conformance step fitted (the planted
+`>=` passes as boundary=ge) and fails against DeepInfer's rule, with a JUnit testcase carrying
+the minimal case and the case saved as a fixture file. The jobs
 run the suites of SUITES (the action's `suite` input, which the report must keep to): the steps
 are what is checked here, and the faithful module of suites/harness/ puts the template through
 every suite.
@@ -27,6 +30,7 @@ ACTION = ROOT / "harness" / "action.yml"
 XSD = Path(os.environ.get("SIEVE_JUNIT_XSD", ROOT / "build" / "schemas" / "jenkins-junit.xsd"))
 RESULTS = []
 SUITES = "ordering,params"
+RUN_ID = "4242"
 
 
 def check(name, ok, detail=""):
@@ -65,7 +69,7 @@ def run_job(workspace, given):
     for step in action["runs"]["steps"]:
         env = dict(os.environ, GITHUB_ACTION_PATH=str(ROOT / "harness"),
                    GITHUB_WORKSPACE=str(workspace), GITHUB_STEP_SUMMARY=str(summary),
-                   GITHUB_OUTPUT=str(output))
+                   GITHUB_OUTPUT=str(output), GITHUB_RUN_ID=RUN_ID)
         env.update({k: substitute(v, inputs) for k, v in step.get("env", {}).items()})
         p = subprocess.run([step["shell"], "-e", "-c", step["run"]], cwd=workspace, env=env,
                            capture_output=True, text=True, timeout=900)
@@ -98,20 +102,46 @@ def schema_valid(report):
 
 
 def gating_job_passes(workspace):
+    """The job with a fuzz step of 2 s: by the rule the conformance step fitted, the planted
+    `>=` is boundary=ge, and fuzzing finds nothing else."""
     ran, status, outputs, summary = run_job(workspace, {
         "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json",
-        "suite": SUITES})
+        "suite": SUITES, "fuzz-seconds": "2"})
     names = [name for name, _ in ran]
-    check("with the expectation file every step passes", status == 0 and len(names) == 3,
-          f"{names}, exit {status}: {ran[-1][1].stderr[-300:]}")
+    check("with the expectation file every step passes, the fuzz step judging by the fitted "
+          "rule (boundary=ge) with the run id as its seed", status == 0 and len(names) == 4
+          and f"## sieve fuzz: seed {RUN_ID}, against rule:boundary=ge" in summary
+          and "sieve fuzz passed" in summary,
+          f"{names}, exit {status}: {ran[-1][1].stdout[-300:]} {ran[-1][1].stderr[-300:]}")
+    for name in ("junit", "fuzz-junit"):
+        junit = workspace / outputs.get(name, "no-output")
+        valid, why = schema_valid(junit) if junit.is_file() else (False, f"no {junit}")
+        check(f"the job's output {name} is a JUnit report Jenkins' schema accepts", valid, why)
     junit = workspace / outputs.get("junit", "sieve-junit.xml")
-    valid, why = schema_valid(junit) if junit.is_file() else (False, f"no {junit}")
-    check("the conformance step writes a JUnit report Jenkins' schema accepts", valid, why)
-    suites = re.findall(r'<testsuite name="([a-z-]+)"', junit.read_text()) if valid else []
+    suites = re.findall(r'<testsuite name="([a-z-]+)"', junit.read_text()) if junit.is_file() else []
     check("the conformance step runs the suites of the suite input, and no other",
           sorted(suites) == sorted(SUITES.split(",")), str(suites))
     check("the job summary is the markdown report with its verdict",
           summary.startswith("#") and "passed" in summary and "expected" in summary, summary[:200])
+    p = subprocess.run(["bash", str(ROOT / "harness" / "ci" / "gate.sh"), "fuzz"], cwd=workspace,
+                       env=dict(os.environ, SIEVE_IMPL="exec:x", SIEVE_FUZZ_SECONDS="0"),
+                       capture_output=True, text=True, timeout=60)
+    check("with fuzz-seconds 0 (the default) the fuzz step does nothing and passes",
+          p.returncode == 0 and "no fuzz step" in p.stdout, p.stdout + p.stderr)
+
+
+def fuzz_step_fails_against_deepinfer(workspace):
+    ran, status, outputs, summary = run_job(workspace, {
+        "impl": "exec:/usr/bin/python3 sieve-adapter.py", "expect": "sieve-expected.json",
+        "suite": SUITES, "fuzz-seconds": "2", "fuzz-against": "profile:deepinfer"})
+    junit = workspace / outputs.get("fuzz-junit", "no-output")
+    text = junit.read_text() if junit.is_file() else ""
+    cases = workspace / outputs.get("fuzz-cases", "no-output") / f"fuzz-{RUN_ID}.json"
+    check("against DeepInfer's rule the fuzz step fails (exit 1), its JUnit report carrying the "
+          "minimal case and naming boundary=ge, the case saved as a fixture file",
+          ran[-1][0] == "Fuzz" and status == 1 and schema_valid(junit)[0]
+          and f'name="fuzz/seed-{RUN_ID}-kept-set"' in text and "boundary=ge" in text
+          and cases.is_file(), f"exit {status}, outputs {outputs}: {text[:300]}")
 
 
 def unlisted_bug_fails(workspace):
@@ -146,6 +176,7 @@ def main():
         workspace = Path(tmp)
         write_workspace(workspace, sieve)
         gating_job_passes(workspace)
+        fuzz_step_fails_against_deepinfer(workspace)
         unlisted_bug_fails(workspace)
         harness_error_is_said(workspace)
         broken_adapter_stops_at_smoke(workspace)

@@ -1,6 +1,7 @@
 /* sieve fuzz's judge and rows (harness/fuzz/README.md): a decision the precision could flip
  * admits each outcome it could give, and no other; a seed gives the same rows. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz/judge.h"
@@ -128,4 +129,117 @@ Test(fuzz_judge, a_rule_that_leaves_ties_to_the_sort_takes_any_of_the_tied_token
                FUZZ_KEPT);
   cJSON_Delete(row);
   cJSON_Delete(got);
+}
+
+/* ----------------------------------------------------------------------------- draws */
+
+static cJSON *parsed(const char *text) {
+  cJSON *x = cJSON_Parse(text);
+  cr_assert(x, "test JSON must parse: %s", text);
+  return x;
+}
+
+/* The verdict on `got` (an answer to row 0 of `request`, or to the whole request) at float32. */
+static fuzz_verdict judged_answer(const cJSON *request, const cJSON *got) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  const fuzz_judge j = {&deepinfer, "deepinfer", F32};
+  fuzz_judgement out;
+  cr_assert_eq(fuzz_judge_answer(&j, request, 0, got, &out), 0);
+  return out.verdict;
+}
+
+static cJSON *oracle_answer(const cJSON *request) {
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  const fuzz_judge j = {&deepinfer, "deepinfer", F32};
+  cJSON *answer = fuzz_oracle_answer(&j, request, 0);
+  cr_assert(answer && !cJSON_HasObjectItem(answer, "error"), "the oracle answers");
+  return answer;
+}
+
+/* A sample request of one row at a seed and a position (case 0, tag main). */
+static cJSON *sample_request(const char *logits, uint64_t seed, int64_t position) {
+  char text[400];
+  snprintf(text, sizeof text,
+           "{\"op\":\"sample\",\"rows\":[{\"logits\":%s,\"seed\":\"%llu\",\"position\":%lld}]}",
+           logits, (unsigned long long)seed, (long long)position);
+  return parsed(text);
+}
+
+static void set_token(cJSON *answer, double token) {
+  cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "token"), token);
+}
+
+Test(fuzz_draws, a_token_other_than_the_rules_fails_where_the_draw_is_far_from_a_cdf_step) {
+  cJSON *request = sample_request("[0,0]", sieve_seed_of_zero_u(7, 0), 7);
+  cJSON *answer = oracle_answer(request);
+  cr_expect_eq(judged_answer(request, answer), FUZZ_PASS);
+  /* u = 0: the first token whose cdf is above 0, in any arithmetic. */
+  set_token(answer, 1 - cJSON_GetObjectItemCaseSensitive(answer, "token")->valuedouble);
+  cr_expect_eq(judged_answer(request, answer), FUZZ_TOKEN);
+  cJSON_Delete(answer);
+  cJSON_Delete(request);
+}
+
+Test(fuzz_draws, a_token_across_a_cdf_step_within_float_reach_of_u_is_within_reach) {
+  const sieve_draw_key key = {12345, 9, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
+  double u;
+  char logits[128];
+  cr_assert_eq(sieve_uniform(&key, &u), 0);
+  /* p0 = u up to the float32 rounding of the logits: the draw sits on the step after token 0. */
+  snprintf(logits, sizeof logits, "[%.9g,%.9g]", log(u), log1p(-u));
+  cJSON *request = sample_request(logits, 12345, 9);
+  cJSON *answer = oracle_answer(request);
+  set_token(answer, 1 - cJSON_GetObjectItemCaseSensitive(answer, "token")->valuedouble);
+  cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "logprob"),
+                       cJSON_GetObjectItemCaseSensitive(answer, "token")->valuedouble ? log1p(-u)
+                                                                                      : log(u));
+  cr_expect_eq(judged_answer(request, answer), FUZZ_REACH);
+  cJSON_Delete(answer);
+  cJSON_Delete(request);
+}
+
+Test(fuzz_draws, a_drawn_tokens_logprob_is_held_to_the_bound_of_its_kept_set) {
+  cJSON *request = sample_request("[0,1,2,3]", 99, 5);
+  cJSON *answer = oracle_answer(request);
+  cJSON *lp = cJSON_GetObjectItemCaseSensitive(answer, "logprob");
+  cJSON_SetNumberValue(lp, lp->valuedouble + 1e-3);
+  cr_expect_eq(judged_answer(request, answer), FUZZ_VALUE);
+  cJSON_Delete(answer);
+  cJSON_Delete(request);
+}
+
+Test(fuzz_draws, uniforms_and_positions_are_exact) {
+  cJSON *uniform = parsed("{\"op\":\"uniform\",\"items\":[{\"seed\":\"18446744073709551615\","
+                          "\"position\":4294967296,\"case\":2,\"tag\":\"mtp\"}]}");
+  cJSON *position = parsed("{\"op\":\"position\",\"mode\":\"decode\",\"seqlen_q\":4,"
+                           "\"seqlen_k\":10,\"row\":3}");
+  cJSON *u = oracle_answer(uniform), *p = oracle_answer(position);
+  cr_expect_eq(judged_answer(uniform, u), FUZZ_PASS);
+  cr_expect_eq(judged_answer(position, p), FUZZ_PASS);
+  cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(u, "u"), 0);
+  cJSON_SetNumberValue(first, nextafter(first->valuedouble, 1.0));
+  cJSON *at = cJSON_GetObjectItemCaseSensitive(p, "position");
+  cJSON_SetNumberValue(at, at->valuedouble - 1);
+  cr_expect_eq(judged_answer(uniform, u), FUZZ_KEY);
+  cr_expect_eq(judged_answer(position, p), FUZZ_KEY);
+  cJSON_Delete(u);
+  cJSON_Delete(p);
+  cJSON_Delete(uniform);
+  cJSON_Delete(position);
+}
+
+Test(fuzz_draws, a_chain_other_than_the_rules_fails_where_no_decision_is_within_reach) {
+  /* Greedy drafts (q = 1) over two equal tokens: the accept test is u < 1/2. */
+  cJSON *request = parsed("{\"op\":\"speculate\",\"seed\":\"12\",\"position\":40,\"target\":"
+                          "{\"rows\":[[0,0],[0,0]]},\"draft\":{\"tokens\":[1]}}");
+  cJSON *answer = oracle_answer(request);
+  const cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "steps"), 0);
+  cr_assert_gt(cJSON_GetObjectItemCaseSensitive(step, "margin")->valuedouble, 1e-3,
+               "the test needs an accept test far from its u");
+  cr_expect_eq(judged_answer(request, answer), FUZZ_PASS);
+  cJSON *accepted = cJSON_GetObjectItemCaseSensitive(answer, "accepted");
+  cJSON_SetNumberValue(accepted, 1 - accepted->valuedouble);
+  cr_expect_eq(judged_answer(request, answer), FUZZ_TOKEN);
+  cJSON_Delete(answer);
+  cJSON_Delete(request);
 }

@@ -9,6 +9,15 @@
 #                         to $GITHUB_STEP_SUMMARY (a line saying so on a harness error) and
 #                         the report's path to $GITHUB_OUTPUT when they are set and it was
 #                         written; exits with sieve run's status (0, 1 or 2).
+#   gate.sh fuzz          $SIEVE_FUZZ_SECONDS (0 or empty: nothing) of sieve fuzz against
+#                         $SIEVE_FUZZ_AGAINST: "fit" (the default) is the rule the conformance
+#                         step fitted (the diagnosis.rule of $SIEVE_JUNIT), DeepInfer's when it
+#                         fitted none; else profile:NAME or rule:AXIS=VALUE,... The seed is
+#                         $SIEVE_FUZZ_SEED, else $GITHUB_RUN_ID (a re-run asks the same rows),
+#                         else the clock. Writes the JUnit report to $SIEVE_FUZZ_JUNIT, the
+#                         minimal cases to the folder $SIEVE_FUZZ_CASES, the text report to
+#                         $GITHUB_STEP_SUMMARY and both paths to $GITHUB_OUTPUT; exits with sieve
+#                         fuzz's status.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 sieve=$root/build/sieve
@@ -51,7 +60,48 @@ conformance() {
   return "$status"
 }
 
+# The --against of the fuzz step: "fit" reads the fitted rule off the conformance report
+# ("boundary=ge + topk_ties=keep_all", or "deepinfer").
+fuzz_against() {
+  local against=${SIEVE_FUZZ_AGAINST:-fit} junit=${SIEVE_JUNIT:-sieve-junit.xml} fitted=""
+  if [ "$against" != fit ]; then
+    echo "$against"
+    return
+  fi
+  [ ! -f "$junit" ] ||
+    fitted=$(sed -n 's/.*<property name="diagnosis.rule" value="\([^"]*\)".*/\1/p' "$junit" | head -1)
+  case $fitted in
+    "" | deepinfer) echo profile:deepinfer ;;
+    *) echo "rule:${fitted// + /,}" ;;
+  esac
+}
+
+fuzz() {
+  need_impl
+  local seconds=${SIEVE_FUZZ_SECONDS:-0} junit=${SIEVE_FUZZ_JUNIT:-sieve-fuzz-junit.xml}
+  local cases=${SIEVE_FUZZ_CASES:-sieve-fuzz-cases} seed against report status=0
+  if [ -z "$seconds" ] || [ "$seconds" = 0 ]; then
+    echo "gate.sh fuzz: fuzz-seconds is 0: no fuzz step"
+    return 0
+  fi
+  seed=${SIEVE_FUZZ_SEED:-${GITHUB_RUN_ID:-$(date +%s)}}
+  against=$(fuzz_against)
+  report=$(mktemp)
+  trap 'rm -f "$report"' RETURN
+  "$sieve" fuzz --impl "$SIEVE_IMPL" --against "$against" --time "$seconds" --seed "$seed" \
+    --report "junit=$junit" --save "$cases" | tee "$report" || status=$?
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    { echo "## sieve fuzz: seed $seed, against $against"; echo; echo '```';
+      cat "$report"; echo '```'; } >> "$GITHUB_STEP_SUMMARY"
+  fi
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    [ ! -f "$junit" ] || echo "fuzz-junit=$junit" >> "$GITHUB_OUTPUT"
+    [ ! -d "$cases" ] || echo "fuzz-cases=$cases" >> "$GITHUB_OUTPUT"
+  fi
+  return "$status"
+}
+
 case "${1:-}" in
-  build | smoke | conformance) "$1" ;;
-  *) echo "usage: gate.sh build|smoke|conformance" >&2; exit 2 ;;
+  build | smoke | conformance | fuzz) "$1" ;;
+  *) echo "usage: gate.sh build|smoke|conformance|fuzz" >&2; exit 2 ;;
 esac

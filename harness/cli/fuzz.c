@@ -8,11 +8,12 @@
 #include "fuzz/fuzz.h"
 #include "impl.h"
 #include "options.h"
+#include "report/outfile.h"
 #include "run/check.h"
 
 typedef struct fuzz_cli {
   const char *impl, *against, *seed, *time, *rows, *repeat, *save, *precision, *timeout,
-      *max_logits;
+      *max_logits, *report;
   cli_list vocab, batch, families, ops;
   int first;
   size_t vocabs[CLI_LIST_MAX], batches[CLI_LIST_MAX];
@@ -99,6 +100,18 @@ static int read_rule(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
   return 0;
 }
 
+/* --report junit=FILE, refused before the run when FILE cannot be written. */
+static int read_report(const cli_command *self, const char *report, fuzz_options *o) {
+  char why[600];
+  if (strncmp(report, "junit=", 6) != 0 || !report[6])
+    return cli_usage_error(self, "--report takes junit=FILE (fuzz writes JUnit reports), not",
+                           report);
+  if (outfile_check(report + 6, why, sizeof why) != 0)
+    return cli_usage_error(self, "--report junit=FILE cannot be written:", why);
+  o->junit = report + 6;
+  return 0;
+}
+
 static int fuzz_main(const cli_command *self, int argc, char **argv) {
   fuzz_cli c = {.timeout = "30"};
   const cli_option options[] = {
@@ -109,7 +122,7 @@ static int fuzz_main(const cli_command *self, int argc, char **argv) {
       {"--ops", CLI_LIST, &c.ops},          {"--repeat", CLI_VALUE, &c.repeat},
       {"--save", CLI_VALUE, &c.save},       {"--precision", CLI_VALUE, &c.precision},
       {"--timeout", CLI_VALUE, &c.timeout}, {"--max-logits", CLI_VALUE, &c.max_logits},
-      {"--first", CLI_FLAG, &c.first}};
+      {"--report", CLI_VALUE, &c.report},   {"--first", CLI_FLAG, &c.first}};
   fuzz_options o = {.save = NULL};
   int rc = cli_parse(self, options, sizeof options / sizeof options[0], argc, argv, NULL, 0, NULL);
   if (rc != 0)
@@ -121,6 +134,8 @@ static int fuzz_main(const cli_command *self, int argc, char **argv) {
     return rc;
   o.save = c.save;
   o.first = c.first;
+  if (c.report && (rc = read_report(self, c.report, &o)) != 0)
+    return rc;
   return sieve_fuzz(&o, stdout);
 }
 
@@ -131,24 +146,27 @@ const cli_command cli_fuzz = {
     "                  [--rows N | --time SECONDS] [--vocab V,...] [--batch B,...]\n"
     "                  [--families F,...] [--ops OP,...] [--repeat K] [--save DIR]\n"
     "                  [--precision float32|float64] [--timeout S] [--max-logits N]\n"
-    "                  [--first]\n"
-    "Random filter and sample rows in batches, and uniform, position and speculate requests,\n"
-    "each judged against the rule (--against; DeepInfer's by default) at the implementation's\n"
-    "precision, where a decision that precision could flip admits every outcome it could\n"
-    "give. One row of each batch is asked again alone, the batch\n"
-    "now and then reversed, and with --repeat K the same batch K times: a decision that moves\n"
-    "is a failure of its own. The first failure of each kind is shrunk to a minimal batch and\n"
-    "row and printed with the axis values under which the rule gives its answer; --save DIR\n"
+    "                  [--first] [--report junit=FILE]\n"
+    "Random filter and sample rows in batches, and uniform, position and speculate\n"
+    "requests, each judged against the rule (--against; DeepInfer's by default) at the\n"
+    "implementation's precision, where a decision that precision could flip admits every\n"
+    "outcome it could give. One row of each batch is asked again alone, the batch now and\n"
+    "then reversed, and with --repeat K the same batch K times: a decision that moves is a\n"
+    "failure of its own. The first failure of each kind is shrunk to a minimal batch and row\n"
+    "and printed with the axis values under which the rule gives its answer; --save DIR\n"
     "writes those as DIR/fuzz-SEED.json, which sieve run --fixtures replays.\n"
     "--seed: the run is reproducible from it (default: the clock's seconds, printed first).\n"
     "--rows: stop after N rows (default 1000); --time: after that many seconds.\n"
     "--vocab: sizes to draw from (default 1 to 262144, around powers of two and tile widths).\n"
     "--batch: batch sizes (default 1,2,7,64,257,1024; at most hello's \"max_batch\").\n"
-    "--families: peaked, levels, bf16, fp16, holes, dyadic, underflow, extremes (default all).\n"
+    "--families: peaked, levels, bf16, fp16, holes, dyadic, collide, underflow, extremes\n"
+    "       (default all).\n"
     "--ops: filter, sample, uniform, position, speculate (default: all that hello offers;\n"
     "       filter and position only where it says \"rng\":\"own\").\n"
     "--max-logits: the most logits one request carries (default 2097152).\n"
     "--first: stop after the batch of the first failure; the report says when it came.\n"
+    "--report junit=FILE: also a JUnit report: the run, and each kind of failure with its\n"
+    "       minimal case (CI systems show them as testcases).\n"
     "Exit status: 0 no failure, 1 failures, 2 a usage error, an implementation that could not\n"
     "be started or greeted, or a file not written.\n",
     fuzz_main};

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "junit.h"
 #include "protocol/jbuf.h"
 #include "run/check.h"
 #include "run/fixture.h"
@@ -27,6 +28,7 @@ const size_t fuzz_default_n_batches = sizeof fuzz_default_batches / sizeof fuzz_
 #define FUZZ_MAX_BATCH 1024     /* the most rows a batch has, whatever hello says */
 #define FUZZ_SAMPLES 16         /* failing rows kept per verdict to test the hint on */
 #define FUZZ_SAMPLE_LOGITS 4096 /* the largest row kept as such a sample */
+#define FUZZ_WHOLE_PER_ROUND 4  /* requests of each op without rows per round */
 
 /* A failing row (its request with it alone) and its answer: an axis value is named only when it
  * explains all of them. */
@@ -334,18 +336,9 @@ static void judge_whole(fuzz_state *s, const cJSON *request, const cJSON *answer
     record(s, &seen);
 }
 
-/* An op of those asked, rows of filter and sample as often as all others. */
-static int draw_op(fuzz_state *s) {
-  int ops[FUZZ_OP_COUNT], n = 0;
-  for (int op = 0; op < FUZZ_OP_COUNT; op++)
-    if (s->ops >> op & 1)
-      ops[n++] = op;
-  return ops[fuzz_below(&s->rng, (uint64_t)n)];
-}
-
-static void round_of(fuzz_state *s) {
+/* One request of op `op`, asked and judged. */
+static void ask_op(fuzz_state *s, int op) {
   fuzz_failure seen = {.judgement = {FUZZ_CRASH, ""}};
-  const int op = draw_op(s);
   cJSON *request = op == FUZZ_OP_UNIFORM     ? draw_uniform(s)
                    : op == FUZZ_OP_POSITION  ? fuzz_position_request(&s->rng)
                    : op == FUZZ_OP_SPECULATE ? fuzz_chain_request(&s->rng, &s->space)
@@ -367,6 +360,22 @@ static void round_of(fuzz_state *s) {
   s->batches++;
   cJSON_Delete(answer);
   cJSON_Delete(request);
+}
+
+/* A round: a batch of filter or sample rows, then, as those take far longer to answer, a few
+ * requests of each op without rows (uniform, position, speculate) asked. */
+static void round_of(fuzz_state *s) {
+  const uint32_t batched =
+      s->ops & ((UINT32_C(1) << FUZZ_OP_FILTER) | (UINT32_C(1) << FUZZ_OP_SAMPLE));
+  if (batched)
+    ask_op(s, batched == (UINT32_C(1) << FUZZ_OP_SAMPLE) ||
+                      (batched != (UINT32_C(1) << FUZZ_OP_FILTER) && fuzz_below(&s->rng, 2))
+                  ? FUZZ_OP_SAMPLE
+                  : FUZZ_OP_FILTER);
+  for (int k = 0; k < FUZZ_WHOLE_PER_ROUND; k++)
+    for (int op = FUZZ_OP_UNIFORM; op < FUZZ_OP_COUNT && !s->out_of_memory; op++)
+      if (s->ops >> op & 1)
+        ask_op(s, op);
 }
 
 /* ----------------------------------------------------------------------------- the report */
@@ -415,56 +424,83 @@ static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
   jbuf_free(&text);
 }
 
-static void report_failure(const fuzz_state *s, const fuzz_failure *f) {
+static void report_failure(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
   const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
   char hint[400];
-  fprintf(s->out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
+  fprintf(out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
           fuzz_verdict_what(f->judgement.verdict), s->by_verdict[f->judgement.verdict]);
   if (rows)
-    fprintf(s->out,
+    fprintf(out,
             "  minimal: %s row %zu of a batch of %d, %d logits (found in a batch of %zu; "
             "shrunk in %zu requests)\n",
             sieve_case_str(f->request, "op"), f->row, cJSON_GetArraySize(rows),
             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
             f->asked);
   else
-    fprintf(s->out, "  a %s request\n", sieve_case_str(f->request, "op"));
-  fprintf(s->out, "  why: %s\n", f->judgement.why);
-  print_json_clipped(s->out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
+    fprintf(out, "  a %s request\n", sieve_case_str(f->request, "op"));
+  fprintf(out, "  why: %s\n", f->judgement.why);
+  print_json_clipped(out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
                      cJSON_GetArraySize(rows) > 1 ? row : f->request);
-  print_json_clipped(s->out, "its answer", f->answer);
+  print_json_clipped(out, "its answer", f->answer);
   if (f->other)
-    print_json_clipped(s->out, f->other_batch == 1 ? "asked alone" : "in the other shape",
-                       f->other);
+    print_json_clipped(out, f->other_batch == 1 ? "asked alone" : "in the other shape", f->other);
   if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_TOKEN ||
       f->judgement.verdict == FUZZ_VALUE || f->judgement.verdict == FUZZ_KEY ||
       f->judgement.verdict == FUZZ_ERROR) {
     explained_by(s, f, hint, sizeof hint);
     const size_t others = s->n_samples[f->judgement.verdict];
     if (hint[0] && !others)
-      fprintf(s->out,
+      fprintf(out,
               "  of the axis values, %s gives this answer (no other failing row kept to test "
               "it on): a match, not yet a cause (sieve run fits the rule over every case)\n",
               hint);
     else if (hint[0])
-      fprintf(s->out,
-              "  of the axis values, %s gives this answer and those of the %zu failing rows "
-              "kept: a match, not yet a cause (sieve run fits the rule over every case)\n",
-              hint, others);
+      fprintf(out,
+              "  of the axis values, %s gives this answer and those of the %zu failing "
+              "row%s kept: a match, not yet a cause (sieve run fits the rule over every case)\n",
+              hint, others, others == 1 ? "" : "s");
     else
-      fprintf(s->out,
-              "  no single axis value gives this answer and those of the %zu failing rows "
+      fprintf(out,
+              "  no single axis value gives this answer and those of the %zu failing row%s "
               "kept: no known choice explains it\n",
-              others);
+              others, others == 1 ? "" : "s");
   }
+}
+
+/* The JUnit report: the run, and each kind of failure with its minimal case as the text report
+ * gives it. */
+static int write_junit(const fuzz_state *s, double seconds) {
+  fuzz_junit_case cases[FUZZ_VERDICT_COUNT];
+  char *texts[FUZZ_VERDICT_COUNT] = {NULL}, why[4300];
+  size_t n = 0, sizes;
+  int rc = 0;
+  for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++) {
+    const fuzz_failure *f = &s->found[v];
+    FILE *text = f->request ? open_memstream(&texts[n], &sizes) : NULL;
+    if (!f->request || !text)
+      continue;
+    report_failure(s, f, text);
+    fclose(text);
+    cases[n] = (fuzz_junit_case){fuzz_verdict_name(v), sieve_case_str(f->request, "op"),
+                                 f->judgement.why,     texts[n],
+                                 s->by_verdict[v],     v == FUZZ_CRASH || v == FUZZ_MALFORMED};
+    n++;
+  }
+  const fuzz_junit_run run = {
+      s->o->impl_arg, s->judge.name, s->o->seed, s->rows, s->by_verdict[FUZZ_REACH], seconds};
+  if (fuzz_junit_write(s->o->junit, &run, cases, n, why, sizeof why) != 0)
+    fprintf(stderr, "sieve fuzz: %s\n", why), rc = 2;
+  for (size_t i = 0; i < n; i++)
+    free(texts[i]);
+  return rc;
 }
 
 static int report(fuzz_state *s, double seconds) {
   size_t failed = 0;
   for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
     if (s->found[v].request)
-      report_failure(s, &s->found[v]);
+      report_failure(s, &s->found[v], s->out);
   for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
     failed += s->by_verdict[v];
   int rc = failed ? 1 : 0;
@@ -484,6 +520,8 @@ static int report(fuzz_state *s, double seconds) {
           failed, s->compared, seconds, (unsigned long long)s->o->seed);
   if (failed)
     fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
+  if (s->o->junit && write_junit(s, seconds) != 0)
+    rc = 2;
   return rc;
 }
 

@@ -31,6 +31,7 @@ typedef struct fuzz_options {
   int repeat;        /* each batch is sent this many times */
   int first;         /* stop after the batch of the first failure */
   const char *save;  /* a folder for the minimal cases as fixture files, or NULL */
+  const char *junit; /* a JUnit report's path, or NULL */
   int timeout_ms;
 } fuzz_options;
 

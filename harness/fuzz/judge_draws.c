@@ -106,7 +106,9 @@ static void judge_token(const fuzz_judge *j, const cJSON *want, size_t wt, size_
                         double got_logprob, const sample_filter *f, fuzz_judgement *out) {
   const cJSON *margin = member(want, "draw_margin"), *u = member(want, "u");
   const double m = cJSON_IsNumber(margin) ? margin->valuedouble : 0.0;
-  if ((f->close || m <= draw_band(j, f)) && f->finite_any && got_logprob != -INFINITY) {
+  /* At u = 0 the draw is exact: no rounding moves 0 past the first nonzero probability. */
+  const int draw_close = m <= draw_band(j, f) && !(cJSON_IsNumber(u) && u->valuedouble == 0.0);
+  if ((f->close || draw_close) && f->finite_any && got_logprob != -INFINITY) {
     *out = (fuzz_judgement){FUZZ_REACH, ""};
     return;
   }

@@ -7,4 +7,7 @@
 
 void xml_text(FILE *out, const char *text);
 
+/* The same, keeping line breaks: an element's text, never an attribute's. */
+void xml_lines(FILE *out, const char *text);
+
 #endif /* SIEVE_REPORT_XML_H */
