@@ -7,14 +7,19 @@
  * path (softmax.c), so every p and every total is the same double. Instead of
  * ranking every token, only those with e = exp(scaled - max) at or above a
  * threshold are: 2^-4 when those tokens surely hold more than top_p of the
- * mass and more than top_k tokens (a peaked row), else the floor of the
- * buckets a histogram of e says are needed, lowered if they were not enough.
- * The threshold is first moved down to the smallest e with the same p, so the
- * tokens above it are exactly the first ranks, ties included. A long prefix is
- * placed by bucket of p (in token order within a bucket), each bucket sorted
- * unless its p are all equal. Their running masses (summed in rank order) and
- * margins are the spec path's. The kept set is then every finite token ranked at or before the
- * last kept one, found by comparing e with two thresholds, without dividing.
+ * mass and more than top_k tokens and are few (a peaked row), else the floor
+ * of the buckets a histogram of e says are needed, lowered if they were not
+ * enough. The threshold is first moved down to the smallest e with the same p,
+ * so the tokens above it are exactly the first ranks, ties included. A long
+ * prefix is placed by bucket of p (in token order within a bucket), each
+ * bucket sorted unless its p are all equal. Their running masses (summed in
+ * rank order) and margins are the spec path's. A row of at most
+ * SIEVE__RUNS_MAX distinct logits (a flat row) is not placed at all: its rank
+ * order is runs of equal p, each in token order, and the running masses are
+ * summed over runs in exact jumps (runs.c). The kept set is then every finite
+ * token ranked at or before the last kept one, found by comparing e with two
+ * thresholds, without dividing; a kept set of a few ranks of the prefix is
+ * summed and written by id instead.
  * Invariant: same kept set, margins, kept mass and logprobs bit for bit.
  * With top_p = 1 and no top-k cut, nothing is ranked and no e is stored. No
  * copy of the row is made unless the blacklist changes it.
@@ -27,6 +32,8 @@
 
 #define LANES SIEVE__LANES /* as in softmax.c: sums over a row add token i to lane i % 8 */
 #define SMALL_PREFIX 4096  /* prefixes up to this size are sorted directly */
+#define SCAN_BLOCK 256     /* tokens counted at a time when looking for one in a run */
+#define FEW_KEPT 512       /* kept sets up to 1 / FEW_KEPT of the row are summed by id */
 #define BUCKET_SHIFT 48
 #define N_BUCKETS (1 << 14) /* p <= 1 has bits <= 0x3FF0 << 48 */
 
@@ -39,7 +46,9 @@ typedef struct fast_work {
   sieve__ranked *prefix; /* the first n_prefix ranks: the finite tokens with e >= floor */
   size_t n_prefix;
   double floor;
-  size_t topp_kept; /* how many ranks top-p keeps, before top-k */
+  size_t topp_kept;                 /* how many ranks top-p keeps, before top-k */
+  sieve__run runs[SIEVE__RUNS_MAX]; /* or the whole rank order as runs of equal p (runs.c) */
+  size_t n_runs;                    /* 0 when ranked by the prefix */
 } fast_work;
 
 /* The kept set as a test on e: finite, and p greater than the last kept token's (e at or
@@ -109,10 +118,20 @@ static double bucket_floor(unsigned b) {
   return x;
 }
 
-/* counts[b]: the finite tokens whose e falls in bucket b. */
+/* counts[b]: the finite tokens whose e falls in bucket b. counts has 2 N_BUCKETS zeroed
+ * entries: even and odd tokens are counted apart, so that a run of tokens in one bucket makes
+ * two chains of increments, not one, and the halves are then added. */
 static void histogram(const fast_work *w, size_t vocab, uint32_t *counts) {
-  for (size_t i = 0; i < vocab; i++)
+  uint32_t *odd = counts + N_BUCKETS;
+  size_t i = 0;
+  for (; i + 2 <= vocab; i += 2) {
     counts[bucket_of(w->expd[i])]++;
+    odd[bucket_of(w->expd[i + 1])]++;
+  }
+  for (; i < vocab; i++)
+    counts[bucket_of(w->expd[i])]++;
+  for (unsigned b = 0; b < N_BUCKETS; b++)
+    counts[b] += odd[b];
   counts[0] -= (uint32_t)(vocab - w->n_finite); /* -inf logits have e = 0 */
 }
 
@@ -228,19 +247,26 @@ static int decide_on(fast_work *w, size_t vocab, const sieve_params *p, double f
   return complete && *kept <= w->n_prefix;
 }
 
-/* The kept count and the top-p margin. First the tokens with e >= 2^-4 (of the largest e),
- * which on a peaked row usually suffice; else a histogram of e picks the buckets needed. */
-static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept, double *margin) {
-  size_t need = p->top_k == -1 || (uint64_t)p->top_k >= w->n_finite ? 0 : (size_t)p->top_k + 1;
-  double mass = p->top_p < 1.0 ? p->top_p : -1.0, sum;
-  const double quick = tie_floor(w, 0x1p-4);
-  const size_t n_quick = count_above(w->expd, vocab, quick, &sum);
+/* A row of at most SIEVE__RUNS_MAX distinct logits (a flat row): every rank is known as a run
+ * of equal p, and top-p sums the runs in jumps (runs.c). 0 when the row has more. */
+static int decide_by_runs(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept,
+                          double *margin) {
+  w->n_runs = sieve__runs(w->row, vocab, w->mul, w->max, w->total, w->runs);
+  if (w->n_runs == 0)
+    return 0;
+  *kept = w->topp_kept = sieve__top_p_runs(w->runs, w->n_runs, p->top_p, margin);
+  if (p->top_k != -1 && (uint64_t)p->top_k < *kept)
+    *kept = (size_t)p->top_k;
+  return 1;
+}
+
+/* The prefix down to the buckets of e a histogram says are needed, lowered until it holds the
+ * decision. */
+static int decide_by_histogram(fast_work *w, size_t vocab, const sieve_params *p, size_t need,
+                               double mass, size_t *kept, double *margin) {
+  double sum;
   int rc = 0;
-  if (n_quick >= need && sum / w->total > mass + 1e-9)
-    rc = decide_on(w, vocab, p, quick, n_quick, kept, margin);
-  if (rc != 0)
-    return rc < 0 ? rc : 0;
-  uint32_t *counts = calloc(N_BUCKETS, sizeof *counts);
+  uint32_t *counts = calloc(2 * N_BUCKETS, sizeof *counts);
   if (!counts)
     return SIEVE_ENOMEM;
   histogram(w, vocab, counts);
@@ -255,6 +281,24 @@ static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kep
   }
   free(counts);
   return rc < 0 ? rc : 0;
+}
+
+/* The kept count and the top-p margin. A long row of few distinct logits as runs (the count of
+ * its levels gives up at the 65th, early on a row of random logits); else the tokens with
+ * e >= 2^-4 (of the largest e), which on a peaked row usually suffice; else the histogram. */
+static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kept, double *margin) {
+  size_t need = p->top_k == -1 || (uint64_t)p->top_k >= w->n_finite ? 0 : (size_t)p->top_k + 1;
+  double mass = p->top_p < 1.0 ? p->top_p : -1.0, sum;
+  if (vocab > SMALL_PREFIX && decide_by_runs(w, vocab, p, kept, margin))
+    return 0;
+  const double quick = tie_floor(w, 0x1p-4);
+  const size_t n_quick = count_above(w->expd, vocab, quick, &sum);
+  int rc = 0;
+  if (n_quick >= need && sum / w->total > mass + 1e-9)
+    rc = decide_on(w, vocab, p, quick, n_quick, kept, margin);
+  if (rc != 0)
+    return rc < 0 ? rc : 0;
+  return decide_by_histogram(w, vocab, p, need, mass, kept, margin);
 }
 
 /* The kept tokens' e (div 1) or p (div total), summed in token lanes as sieve__sum_marked
@@ -311,22 +355,108 @@ static double largest_below(const float *restrict row, const double *restrict ex
   return e;
 }
 
+/* How many of the first ranks are known: the prefix, or with runs every finite token. */
+static size_t ranks_known(const fast_work *w) { return w->n_runs ? w->n_finite : w->n_prefix; }
+
+/* The run that holds rank *r (a known rank, with runs), and *r made the offset within it. */
+static size_t run_of(const fast_work *w, size_t *r) {
+  size_t k = 0;
+  for (; *r >= w->runs[k].count; k++)
+    *r -= w->runs[k].count;
+  return k;
+}
+
+/* The p of a known rank. */
+static double key_at(const fast_work *w, size_t r) {
+  return w->n_runs ? w->runs[run_of(w, &r)].p : w->prefix[r].key;
+}
+
+/* Whether token i has the p of a run: e at or above e_equal and below e_greater (kept_test's
+ * thresholds for that p), and a finite logit. */
+static inline int in_run(const kept_test *k, const float *row, const double *expd, size_t i) {
+  return (expd[i] >= k->e_equal) & (expd[i] < k->e_greater) & !isinf(row[i]);
+}
+
+/* How many of the tokens from..to-1 have the p of a run. */
+SIEVE__ROW_LOOP
+static size_t count_in_run(const kept_test *k, const float *restrict row,
+                           const double *restrict expd, size_t from, size_t to) {
+  size_t n = 0;
+  for (size_t i = from; i < to; i++)
+    n += (size_t)in_run(k, row, expd, i);
+  return n;
+}
+
+/* The token at `offset` of the run of probability p: the run's tokens rank in token order.
+ * Counted a block at a time, then walked within the block that holds it. */
+static uint32_t nth_of_run(const fast_work *w, size_t vocab, double p, size_t offset) {
+  const kept_test k = {e_at_least(nextafter(p, INFINITY), w->total), e_at_least(p, w->total), 0};
+  size_t at = 0, n;
+  for (; at + SCAN_BLOCK < vocab; at += SCAN_BLOCK, offset -= n)
+    if ((n = count_in_run(&k, w->row, w->expd, at, at + SCAN_BLOCK)) > offset)
+      break;
+  for (;; at++)
+    if (in_run(&k, w->row, w->expd, at) && offset-- == 0)
+      return (uint32_t)at;
+}
+
+/* The token and p of a known rank. */
+static sieve__ranked ranked_at(const fast_work *w, size_t vocab, size_t r) {
+  if (w->n_runs == 0)
+    return w->prefix[r];
+  const double p = w->runs[run_of(w, &r)].p;
+  return (sieve__ranked){p, nth_of_run(w, vocab, p, r)};
+}
+
 /* The p of the first rank past the kept ones (kept < n_finite). */
 static double next_p(const fast_work *w, size_t vocab, size_t kept) {
-  if (kept < w->n_prefix)
-    return w->prefix[kept].key;
+  if (kept < ranks_known(w))
+    return key_at(w, kept);
   return largest_below(w->row, w->expd, vocab, w->floor) / w->total;
+}
+
+static int by_id(const void *a, const void *b) {
+  const uint32_t x = ((const sieve__ranked *)a)->id, y = ((const sieve__ranked *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* Step 5 when the few kept tokens are the first ranks of the prefix: their e (and p) summed in
+ * token lanes, in token order, as kept_sum sums them (a removed token adds +0.0 there, which
+ * changes no sum of non-negative terms), then their logprobs; -inf elsewhere. The prefix is
+ * put in token order, and not read again. */
+static void output_few(fast_work *w, size_t vocab, size_t kept, double *logprobs,
+                       sieve_filter_info *info) {
+  double e[LANES] = {0}, p[LANES] = {0};
+  qsort(w->prefix, kept, sizeof *w->prefix, by_id);
+  for (size_t r = 0; r < kept; r++) {
+    const uint32_t i = w->prefix[r].id;
+    e[i % LANES] += w->expd[i];
+    p[i % LANES] += w->expd[i] / w->total;
+  }
+  if (info)
+    info->kept_mass = sieve__add_lanes(p);
+  const double log_total = log(sieve__add_lanes(e));
+  for (size_t i = 0; i < vocab; i++)
+    logprobs[i] = -INFINITY;
+  for (size_t r = 0; r < kept; r++) {
+    const uint32_t i = w->prefix[r].id;
+    logprobs[i] = ((double)sieve__scaled(w->row[i], w->mul) - w->max) - log_total;
+  }
 }
 
 static void output_cut(fast_work *w, size_t vocab, size_t kept, double *logprobs,
                        sieve_filter_info *info) {
-  const sieve__ranked last = w->prefix[kept - 1];
+  const sieve__ranked last = ranked_at(w, vocab, kept - 1);
   const kept_test k = {e_at_least(nextafter(last.key, INFINITY), w->total),
                        e_at_least(last.key, w->total), last.id};
-  if (info) {
+  if (info)
     info->cut_gap = kept < w->n_finite ? last.key - next_p(w, vocab, kept) : INFINITY;
-    info->kept_mass = kept_sum(&k, w->row, w->expd, w->total, vocab);
+  if (w->n_runs == 0 && kept <= vocab / FEW_KEPT) {
+    output_few(w, vocab, kept, logprobs, info);
+    return;
   }
+  if (info)
+    info->kept_mass = kept_sum(&k, w->row, w->expd, w->total, vocab);
   const double log_total = log(kept_sum(&k, w->row, w->expd, 1.0, vocab));
   output_kept(&k, w->row, w->mul, w->expd, w->max, log_total, vocab, logprobs);
 }
@@ -334,7 +464,7 @@ static void output_cut(fast_work *w, size_t vocab, size_t kept, double *logprobs
 /* Whether the cut after the first r ranks falls inside a run of equal probabilities; 1 when
  * the prefix does not reach it (a superset is safe). */
 static int tie_at(const fast_work *w, size_t r) {
-  return r >= w->n_prefix || w->prefix[r].key == w->prefix[r - 1].key;
+  return r >= ranks_known(w) || key_at(w, r) == key_at(w, r - 1);
 }
 
 /* Whether two finite tokens could have equal probabilities but different logits: only where

@@ -100,6 +100,21 @@ int sieve__scaled_max(const float *row, size_t vocab, float mul, double *max, si
 void sieve__log_softmax_marked(const float *restrict row, float mul, double max, double log_total,
                                size_t vocab, double *restrict logprobs);
 
+/* A run of equal probabilities in the rank order: `count` finite tokens of probability p. */
+typedef struct sieve__run {
+  double p;
+  size_t count;
+} sieve__run;
+#define SIEVE__RUNS_MAX 64
+
+/* The finite tokens of a row ranked as runs of equal p = exp(scaled - max) / total, largest
+ * first (runs.c); at most SIEVE__RUNS_MAX runs, and 0 when the row has more distinct logits. */
+size_t sieve__runs(const float *row, size_t vocab, float mul, double max, double total,
+                   sieve__run *runs);
+/* Step 3 on runs (n_runs > 0): how many ranks top-p keeps and the margin of its closest
+ * decision, the doubles of the spec's rank-by-rank sum (filter.c). */
+size_t sieve__top_p_runs(const sieve__run *runs, size_t n_runs, double top_p, double *margin);
+
 /* The fast path of the filter (filter_fast.c): DeepInfer's rule on normalized parameters.
  * `consulted` (may be NULL) gets the axes the spec path would read, or a superset. */
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,

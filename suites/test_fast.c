@@ -151,6 +151,129 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_a_few_tied_levels) {
   same_results(row, v, cases, 6);
 }
 
+/* The mass of the first r ranks summed rank by rank, as the spec path sums it, on a row of
+ * the given distinct logits (largest first, `count` tokens each) at T = 1. */
+static double mass_before(const float *row, size_t v, const float *levels, const size_t *count,
+                          size_t r) {
+  const double max = levels[0], total = sieve__exp_sum(row, v, 1.0f, max, NULL);
+  double mass = 0.0;
+  for (size_t l = 0; r > 0; l++)
+    for (size_t c = 0; c < count[l] && r > 0; c++, r--)
+      mass += sieve__exp((double)levels[l] - max) / total;
+  return mass;
+}
+
+/* A row of n_levels distinct logits (largest first) in long runs, some rare, one perhaps far
+ * below the rest (its p under half an ulp of the running mass), with -inf holes. */
+static void fill_levels(rng *r, float *row, size_t v, float *levels, size_t *count,
+                        size_t n_levels) {
+  float x = 0.0f;
+  for (size_t l = 0; l < n_levels; l++) {
+    levels[l] = x;
+    count[l] = 0;
+    x -= l + 2 == n_levels && rng_next(r) % 2 ? 45.0f : (float)(1 + rng_next(r) % 64) / 64.0f;
+  }
+  const int holes = rng_next(r) % 3 == 0;
+  for (size_t i = 0; i < v; i++) {
+    size_t l = (size_t)(rng_next(r) % n_levels);
+    l = rng_next(r) % 4 == 0 ? l / 2 : l;
+    row[i] = levels[l];
+    count[l]++;
+    if (holes && i % 7 == 3) {
+      row[i] = -INFINITY;
+      count[l]--;
+    }
+  }
+}
+
+Test(fast_path, agrees_with_the_spec_path_on_rows_of_few_levels_in_long_runs) {
+  /* Rows of 1 to 70 distinct logits (from 65 on, the fast path ranks a prefix instead), where
+   * top-p sums runs of equal p in jumps (oracle/runs.c): cuts at random depths, at exactly the
+   * mass before a rank and just around it, below half an ulp of the mass, with top-k. */
+  const size_t max_v = 200000;
+  float *row = malloc(max_v * sizeof *row), levels[70];
+  double *a = malloc(max_v * sizeof *a), *b = malloc(max_v * sizeof *b);
+  size_t count[70];
+  cr_assert(row && a && b);
+  rng r = {41};
+  for (size_t n = 0; n < 240; n++) {
+    const size_t v = 4097 + (size_t)(rng_next(&r) % (n % 8 ? 20000 : max_v - 4097));
+    const size_t n_levels = 1 + (size_t)(rng_next(&r) % (n % 5 ? 13 : 70));
+    fill_levels(&r, row, v, levels, count, n_levels);
+    const double at = mass_before(row, v, levels, count, 1 + (size_t)(rng_next(&r) % (v / 2)));
+    const sieve_params cases[6] = {{1.0, at, -1},
+                                   {1.0, nextafter(at, 0.0), -1},
+                                   {1.0, nextafter(at, 1.0), (int64_t)(rng_next(&r) % v)},
+                                   {1.0, 1.0 - 0x1p-53, -1},
+                                   {0.7, (double)(rng_next(&r) % 1000) / 1000.0, 50},
+                                   {1.3, 1.0, 1 + (int64_t)(rng_next(&r) % v)}};
+    for (size_t c = 0; c < 6; c++)
+      same_result(row, v, &cases[c], a, b, n * 6 + c);
+  }
+  free(row);
+  free(a);
+  free(b);
+}
+
+/* Step 3 summed rank by rank over runs, as filter.c sums it. */
+static size_t top_p_by_rank(const sieve__run *runs, size_t n_runs, double top_p, double *margin) {
+  size_t n = 0, r = 1;
+  for (size_t k = 0; k < n_runs; k++)
+    n += runs[k].count;
+  *margin = INFINITY;
+  if (top_p >= 1.0)
+    return n;
+  double mass = runs[0].p;
+  for (size_t k = 0; k < n_runs; k++)
+    for (size_t left = runs[k].count - (k == 0); left > 0; left--, r++) {
+      *margin = fmin(*margin, fabs(mass - top_p));
+      if (mass > top_p)
+        return r;
+      mass += runs[k].p;
+    }
+  return n;
+}
+
+Test(fast_path, sums_runs_of_equal_probabilities_as_rank_by_rank) {
+  /* sieve__top_p_runs against one addition per rank: runs whose p have few bits (additions
+   * halfway between two multiples of the mass's ulp, whose rounding alternates), p below half
+   * an ulp of the mass, runs crossing binades, top_p at, just below and just above a mass. */
+  rng r = {43};
+  for (int trial = 0; trial < 10000; trial++) {
+    sieve__run runs[6];
+    const size_t n_runs = 1 + (size_t)(rng_next(&r) % 6);
+    const int kind = (int)(rng_next(&r) % 3);
+    double p = 0.25 + (double)(rng_next(&r) >> 11) * 0x1p-55, weight = 0.0;
+    for (size_t k = 0; k < n_runs; k++) {
+      if (k > 0 && kind == 0)
+        p = nextafter(p * (double)(rng_next(&r) >> 11) * 0x1p-53, 0.0);
+      if (k > 0 && kind == 1)
+        p = ldexp(1.0, -(int)(rng_next(&r) % 24) - 2) * (1.0 + (double)(rng_next(&r) % 8) / 8.0);
+      if (k > 0 && kind == 2)
+        p = ldexp(p, -(int)(rng_next(&r) % 60) - 1);
+      p = k > 0 && p >= runs[k - 1].p ? nextafter(runs[k - 1].p, 0.0) : p;
+      runs[k] = (sieve__run){p, 1 + (size_t)(rng_next(&r) % (rng_next(&r) % 2 ? 4 : 100000))};
+      weight += p * (double)runs[k].count;
+    }
+    const double scale = rng_next(&r) % 2 ? weight : 1.0; /* half the rows' p sum to about 1 */
+    for (size_t k = 0; k < n_runs; k++)
+      runs[k].p /= scale;
+    double top_p = (double)(rng_next(&r) >> 11) * 0x1p-53, m1, m2;
+    if (trial % 2) {
+      size_t upto = 1 + (size_t)(rng_next(&r) % 100000);
+      top_p = runs[0].p; /* the mass before rank `upto`, or the total */
+      for (size_t k = 0; k < n_runs; k++)
+        for (size_t c = k == 0; c < runs[k].count && upto > 1; c++, upto--)
+          top_p += runs[k].p;
+      top_p = trial % 4 == 1 ? top_p : nextafter(top_p, trial % 8 == 3 ? 0.0 : 2.0);
+    }
+    const size_t a = sieve__top_p_runs(runs, n_runs, top_p, &m1),
+                 b = top_p_by_rank(runs, n_runs, top_p, &m2);
+    cr_assert(a == b && same_double(m1, m2), "trial %d: kept %zu, %zu; margins %a, %a", trial, a, b,
+              m1, m2);
+  }
+}
+
 Test(fast_path, keeps_blacklisted_tokens_removed_when_one_over_t_underflows) {
   /* Found by fuzz_oracle: at T = 3e144, (float)(1/T) is 0 and -inf * 0 is NaN; a -inf logit
    * must stay -inf (p = 0, never kept) and the finite ones all scale to 0, as in the spec. */
