@@ -253,7 +253,8 @@ check-fixtures: gen-deps
 	$(PYTHON) $(ROOT)/generators/make_fixtures.py --check
 
 # The grid of oracle/PERFORMANCE.md: fast path, spec path, the floor and the PyTorch reference,
-# with the harness's own overhead; prints a table and writes build/bench.json.
+# with the harness's own overhead and sieve fuzz's throughput; prints tables and writes
+# build/bench.json and build/bench.md.
 bench: all $(BENCH)
 	$(PYTHON) $(ROOT)/harness/bench/bench.py $(BUILD)
 

@@ -4,14 +4,17 @@
 
 Times, on the same rows (fixture recipes): the oracle's fast path, its spec path and the floor
 (build/sieve-bench), and generators/reference.py on PyTorch with one thread; then the harness's
-own overhead (sieve run over every fixture, in process and through exec: sieve serve). Prints a
-table of medians with the ratios fast/floor and PyTorch/fast, and writes build/bench.json.
+own overhead (sieve run over every fixture, in process and through exec: sieve serve) and sieve
+fuzz's throughput (rows and logits per second, the oracle against itself in process and through
+exec: sieve serve). Prints a table of medians with the ratios fast/floor and PyTorch/fast, and
+writes build/bench.json and build/bench.md.
 """
 
 import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -27,6 +30,10 @@ import reference as ref  # noqa: E402
 from make_fixtures import atomic_write  # noqa: E402
 
 BATCH = 32
+# sieve fuzz: a fixed seed and row count, about 10 to 30 s for each implementation here.
+FUZZ_SEED = 3
+FUZZ_ROWS = 30000
+FUZZ_SUMMARY = re.compile(r"sieve fuzz (\w+): (\d+) rows \((\d+) logits\).*; ([0-9.]+) s \(seed")
 
 
 def recipe(v, shape, index):
@@ -66,6 +73,33 @@ def harness_overhead(build):
     return result
 
 
+def fuzz_run(build, impl):
+    """One sieve fuzz run: its verdict, rows, logits and seconds from its summary line, with the
+    wall-clock seconds of the whole command beside them."""
+    start = time.perf_counter()
+    proc = subprocess.run([str(build / "sieve"), "fuzz", "--impl", impl, "--seed", str(FUZZ_SEED),
+                           "--rows", str(FUZZ_ROWS)], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    found = [FUZZ_SUMMARY.search(line) for line in proc.stdout.splitlines()]
+    found = [m for m in found if m]
+    if not found:
+        sys.exit(f"bench: sieve fuzz --impl {impl} printed no summary (exit {proc.returncode}):\n"
+                 f"{proc.stderr[-2000:]}")
+    verdict, rows, logits, seconds = found[-1].groups()
+    seconds = float(seconds) or wall  # printed to 0.1 s
+    return {"impl": impl, "seed": FUZZ_SEED, "rows_asked": FUZZ_ROWS, "verdict": verdict,
+            "rows": int(rows), "logits": int(logits), "seconds": seconds,
+            "wall_s": round(wall, 2), "rows_per_s": round(int(rows) / seconds, 1),
+            "logits_per_s": round(int(logits) / seconds)}
+
+
+def fuzz_throughput(build):
+    """sieve fuzz's rows and logits per second: the oracle judged against itself in process
+    (profile:deepinfer), and the same rows through exec: sieve serve (JSON over a pipe)."""
+    return {"profile": fuzz_run(build, "profile:deepinfer"),
+            "exec_serve": fuzz_run(build, f"exec:{build / 'sieve'} serve")}
+
+
 def machine():
     model = ""
     try:
@@ -99,7 +133,7 @@ def main():
     for point, plain in zip(grid, c_grid(args.build, args.reps, default_malloc=True)):
         point["fast_default_malloc_ms"] = plain["fast_ms"]
     report = {"machine": machine(), "command": "make bench", "grid": grid,
-              "harness": harness_overhead(args.build)}
+              "harness": harness_overhead(args.build), "fuzz": fuzz_throughput(args.build)}
     print(f"{'V':>7} {'shape':>6} {'T/top_p/top_k':>15} {'batch':>5} {'fast ms':>9} "
           f"{'spec ms':>9} {'floor ms':>9} {'torch ms':>9} {'fast/floor':>10} {'torch/fast':>10}")
     for p in grid:
@@ -117,8 +151,14 @@ def main():
     print(f"with glibc's default malloc thresholds: median torch/fast {statistics.median(plain):.1f}; "
           f"rows over 3x the floor: {sum(f > 3 for f in plain_floors)} of {len(plain_floors)}")
     print(f"harness: {report['harness']}")
+    print(f"sieve fuzz --seed {FUZZ_SEED} --rows {FUZZ_ROWS}:")
+    print(f"{'impl':>12} {'verdict':>7} {'rows':>7} {'logits':>10} {'s':>6} {'wall s':>7} "
+          f"{'rows/s':>8} {'logits/s':>10}")
+    for name, f in report["fuzz"].items():
+        print(f"{name:>12} {f['verdict']:>7} {f['rows']:>7} {f['logits']:>10} {f['seconds']:>6.1f} "
+              f"{f['wall_s']:>7.2f} {f['rows_per_s']:>8.0f} {f['logits_per_s']:>10.3g}")
     atomic_write({args.build / "bench.json": json.dumps(report, indent=1),
-                  args.build / "bench.md": markdown(grid)})
+                  args.build / "bench.md": markdown(grid) + "\n" + fuzz_markdown(report["fuzz"])})
     print(f"bench: wrote {args.build / 'bench.json'} and {args.build / 'bench.md'}")
 
 
@@ -132,6 +172,17 @@ def markdown(grid):
                      f"{p['top_k']} | {p['batch']} | {p['fast_ms']:.3f} | {p['spec_ms']:.2f} | "
                      f"{p['floor_ms']:.3f} | {p['torch_ms']:.1f} | {p['fast_over_floor']:.2f} | "
                      f"{p['torch_over_fast']:.1f} | {p['fast_default_malloc_ms']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def fuzz_markdown(fuzz):
+    """sieve fuzz's throughput as the second table of oracle/PERFORMANCE.md."""
+    lines = ["| sieve fuzz --impl | rows | logits | seconds | rows/s | logits/s |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for f in fuzz.values():
+        impl = f["impl"].replace(str(ROOT) + "/", "")
+        lines.append(f"| `{impl}` | {f['rows']} | {f['logits']} | {f['seconds']:.1f} | "
+                     f"{f['rows_per_s']:.0f} | {f['logits_per_s']:.3g} |")
     return "\n".join(lines) + "\n"
 
 
