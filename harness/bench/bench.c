@@ -5,7 +5,9 @@
  * oracle/PERFORMANCE.md. Rows are fixture recipes, so harness/bench.py can
  * time generators/reference.py on the very same rows. One JSON line per grid
  * point on stdout: medians in milliseconds per batch. A batch of 32 rows is
- * split over two threads (both cores); a batch of 1 runs on one.
+ * split over two threads (both cores); a batch of 1 runs on one. The three
+ * paths take turns, one repetition each, so that a load on the machine that
+ * comes and goes weighs on the fast path and the floor alike.
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -85,13 +87,17 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median_ms(float **rows, size_t vocab, size_t batch, const sieve_params *p, path which,
-                        int reps) {
-  double t[16];
+/* The median milliseconds of each path (FAST, SPEC, FLOOR_PASS), the paths taking turns. */
+static void medians_ms(float **rows, size_t vocab, size_t batch, const sieve_params *p, int reps,
+                       double median[3]) {
+  double t[3][16];
   for (int i = 0; i < reps; i++)
-    t[i] = time_batch(rows, vocab, batch, p, which);
-  qsort(t, (size_t)reps, sizeof t[0], by_value);
-  return t[reps / 2];
+    for (int which = FAST; which <= FLOOR_PASS; which++)
+      t[which][i] = time_batch(rows, vocab, batch, p, (path)which);
+  for (int which = FAST; which <= FLOOR_PASS; which++) {
+    qsort(t[which], (size_t)reps, sizeof t[which][0], by_value);
+    median[which] = t[which][reps / 2];
+  }
 }
 
 static float *recipe_row(size_t vocab, int shape, int index) {
@@ -127,12 +133,12 @@ int main(int argc, char **argv) {
       for (size_t g = 0; g < sizeof grid / sizeof grid[0]; g++)
         for (size_t batch = 1; batch <= BATCH_MAX; batch += BATCH_MAX - 1) {
           const sieve_params *p = &grid[g];
+          double ms[3];
+          medians_ms(rows, vocabs[vi], batch, p, reps, ms);
           printf("{\"v\":%zu,\"shape\":\"%s\",\"temperature\":%g,\"top_p\":%g,\"top_k\":%lld,"
                  "\"batch\":%zu,\"fast_ms\":%.6f,\"spec_ms\":%.6f,\"floor_ms\":%.6f}\n",
                  vocabs[vi], shapes[shape], p->temperature, p->top_p, (long long)p->top_k, batch,
-                 median_ms(rows, vocabs[vi], batch, p, FAST, reps),
-                 median_ms(rows, vocabs[vi], batch, p, SPEC, reps),
-                 median_ms(rows, vocabs[vi], batch, p, FLOOR_PASS, reps));
+                 ms[FAST], ms[SPEC], ms[FLOOR_PASS]);
           fflush(stdout);
         }
       for (int r = 0; r < BATCH_MAX; r++)
