@@ -58,10 +58,12 @@ typedef struct kept_test {
   size_t id_last;
 } kept_test;
 
+static inline int is_kept_by_e(const kept_test *k, const double *expd, size_t i) {
+  return (expd[i] >= k->e_greater) | ((expd[i] >= k->e_equal) & (i <= k->id_last));
+}
+
 static inline int is_kept(const kept_test *k, const float *row, const double *expd, size_t i) {
-  const int before = (expd[i] >= k->e_greater) | ((expd[i] >= k->e_equal) & (i <= k->id_last));
-  const int finite = !isinf(row[i]);
-  return finite & before;
+  return is_kept_by_e(k, expd, i) & !isinf(row[i]);
 }
 
 /* The smallest e >= 0 with e / total >= p0. Division by total > 0 is monotone, so the tokens
@@ -308,6 +310,10 @@ static double kept_sum(const kept_test *k, const float *restrict row, const doub
                        double div, size_t vocab) {
   double acc[LANES] = {0};
   size_t i = 0;
+  if (k->e_equal > 0.0) /* e >= e_equal > 0 is finite: the same sum without reading the row */
+    for (; i + LANES <= vocab; i += LANES)
+      for (size_t j = 0; j < LANES; j++)
+        acc[j] += is_kept_by_e(k, expd, i + j) ? expd[i + j] / div : 0.0;
   for (; i + LANES <= vocab; i += LANES)
     for (size_t j = 0; j < LANES; j++)
       acc[j] += is_kept(k, row, expd, i + j) ? expd[i + j] / div : 0.0;
@@ -372,9 +378,13 @@ static double key_at(const fast_work *w, size_t r) {
 }
 
 /* Whether token i has the p of a run: e at or above e_equal and below e_greater (kept_test's
- * thresholds for that p), and a finite logit. */
+ * thresholds for that p), and a finite logit (implied when e_equal > 0). */
 static inline int in_run(const kept_test *k, const float *row, const double *expd, size_t i) {
   return (expd[i] >= k->e_equal) & (expd[i] < k->e_greater) & !isinf(row[i]);
+}
+
+static inline int in_run_by_e(const kept_test *k, const double *expd, size_t i) {
+  return (expd[i] >= k->e_equal) & (expd[i] < k->e_greater);
 }
 
 /* How many of the tokens from..to-1 have the p of a run. */
@@ -382,8 +392,12 @@ SIEVE__ROW_LOOP
 static size_t count_in_run(const kept_test *k, const float *restrict row,
                            const double *restrict expd, size_t from, size_t to) {
   size_t n = 0;
-  for (size_t i = from; i < to; i++)
-    n += (size_t)in_run(k, row, expd, i);
+  if (k->e_equal > 0.0) /* without reading the row */
+    for (size_t i = from; i < to; i++)
+      n += (size_t)in_run_by_e(k, expd, i);
+  else
+    for (size_t i = from; i < to; i++)
+      n += (size_t)in_run(k, row, expd, i);
   return n;
 }
 

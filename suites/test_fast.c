@@ -201,14 +201,20 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_few_levels_in_long_runs) {
     const size_t n_levels = 1 + (size_t)(rng_next(&r) % (n % 5 ? 13 : 70));
     fill_levels(&r, row, v, levels, count, n_levels);
     const double at = mass_before(row, v, levels, count, 1 + (size_t)(rng_next(&r) % (v / 2)));
-    const sieve_params cases[6] = {{1.0, at, -1},
+    size_t finite = 0, last = count[n_levels - 1];
+    for (size_t l = 0; l < n_levels; l++)
+      finite += count[l];
+    /* At T = 0.01 a level 45 below has p = 0: a top-k that ends inside the last level. */
+    const int64_t in_last = (int64_t)(finite - 1 - (last ? rng_next(&r) % last : 0));
+    const sieve_params cases[7] = {{1.0, at, -1},
                                    {1.0, nextafter(at, 0.0), -1},
                                    {1.0, nextafter(at, 1.0), (int64_t)(rng_next(&r) % v)},
                                    {1.0, 1.0 - 0x1p-53, -1},
                                    {0.7, (double)(rng_next(&r) % 1000) / 1000.0, 50},
-                                   {1.3, 1.0, 1 + (int64_t)(rng_next(&r) % v)}};
-    for (size_t c = 0; c < 6; c++)
-      same_result(row, v, &cases[c], a, b, n * 6 + c);
+                                   {1.3, 1.0, 1 + (int64_t)(rng_next(&r) % v)},
+                                   {0.01, 1.0, in_last > 0 ? in_last : 1}};
+    for (size_t c = 0; c < 7; c++)
+      same_result(row, v, &cases[c], a, b, n * 7 + c);
   }
   free(row);
   free(a);
