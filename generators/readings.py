@@ -152,6 +152,9 @@ READINGS = (
         ("temperature_op=shifted", "000:11", "the row's largest logit is subtracted before "
          "the multiply by the float32 1/T, so the difference rounds first and can tie tokens far "
          "below it (exllamav2's softmax_cpu)", FILTER_OPS),
+        ("temperature_op=divide_float64", "000:11", "logits divided by the float64 T, each "
+         "quotient rounded to float32 (transformers.js: a Float32Array divided in JavaScript): "
+         "a float32 step from the product where T is no float32", FILTER_OPS),
         ("t0_below=below_1e-6", "000:9", "only T below 1e-6 takes the temperature-0 rule",
          FILTER_OPS + ("validate",)),
         ("t0_below=zero", "000:9", "only T = 0 takes the temperature-0 rule",
@@ -333,11 +336,13 @@ def _engine(logits: torch.Tensor, engine: ref.Engine, reading) -> torch.Tensor:
 
 
 def scaled_row(x: torch.Tensor, t: float, reading) -> torch.Tensor:
-    """The float32 scaled logits: x * (float32)(1/T), x / (float32)T, or (x - max) times
-    (float32)(1/T), as the reading scales."""
+    """The float32 scaled logits: x * (float32)(1/T), x / (float32)T, x / T rounded to float32,
+    or (x - max) times (float32)(1/T), as the reading scales."""
     finite = ~torch.isinf(x)
     if reading == "divide-by-temperature":
         s = x / torch.tensor(t, dtype=torch.float32)
+    elif reading == "temperature_op=divide_float64":
+        s = (x.double() / t).float()
     elif reading == "temperature_op=shifted":
         s = (x - x[finite].max()) * (1.0 / t)
     elif reading == "multiply-by-temperature":

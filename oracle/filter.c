@@ -53,16 +53,18 @@ int sieve__check_logits(const float *logits, size_t vocab) {
   return nan ? SIEVE_ENAN : pos_inf ? SIEVE_EPOSINF : 0;
 }
 
-/* Another engine divides by the float32 T instead: the quotient is rounded once, so two logits
- * that the rounded 1/T ties can stay apart. A finite logit whose quotient is not finite is
- * still the overflow error. */
-static int divide_row(float *row, size_t vocab, double temperature, double *max) {
-  const float t = (float)sieve__to_float32(temperature);
+/* Other engines divide instead: by the float32 T (`divide`), or by the float64 T
+ * (`divide_float64`: transformers.js 4.3.2, src/generation/logits_process.js,
+ * TemperatureLogitsWarper._call, `batch_logits_data[i] /= this.temperature` on a Float32Array).
+ * The quotient is rounded once, so two logits that the rounded 1/T ties can stay apart; in
+ * double, then to float32, the quotient by a float32 divisor is the float32 quotient. A finite
+ * logit whose quotient is not finite is still the overflow error. */
+static int divide_row(float *row, size_t vocab, double divisor, double *max) {
   int overflow = 0;
   for (size_t i = 0; i < vocab; i++) {
     if (row[i] == -INFINITY)
       continue;
-    row[i] = row[i] / t;
+    row[i] = (float)sieve__to_float32((double)row[i] / divisor);
     overflow |= !isfinite(row[i]);
   }
   return overflow ? SIEVE_EOVERFLOW : sieve__scaled_max(row, vocab, 1.0f, max, NULL);
@@ -107,8 +109,8 @@ int sieve__scaling_matters(const float *row, size_t vocab, double temperature) {
   return 0;
 }
 
-/* Step 1 in place: logits times (float)(1/T), divided by (float)T, or shifted by the largest
- * first, as the rule scales; the largest result in *max. */
+/* Step 1 in place: logits times (float)(1/T), divided by (float)T or by T, or shifted by the
+ * largest first, as the rule scales; the largest result in *max. */
 static int scale(const sieve_rule *rule, float *row, size_t vocab, double temperature,
                  double *max) {
   const int op = sieve__scaling_matters(row, vocab, temperature)
@@ -117,6 +119,8 @@ static int scale(const sieve_rule *rule, float *row, size_t vocab, double temper
   if (op == SIEVE_TEMPERATURE_OP_SHIFTED)
     return shift_row(row, vocab, temperature, max);
   if (op == SIEVE_TEMPERATURE_OP_DIVIDE && !sieve__reciprocal_is_exact(temperature))
+    return divide_row(row, vocab, sieve__to_float32(temperature), max);
+  if (op == SIEVE_TEMPERATURE_OP_DIVIDE_FLOAT64 && !sieve__reciprocal_is_exact(temperature))
     return divide_row(row, vocab, temperature, max);
   const float inv_t = (float)sieve__to_float32(1.0 / temperature);
   int rc = sieve__scaled_max(row, vocab, inv_t, max, NULL);

@@ -184,7 +184,11 @@ typedef struct sieve_engine {
   V(TEMPERATURE_OP, DIVIDE, "divide", "logit divided by the float32 T, in float32: no tie " \
                                       "that the rounded 1/T makes")                              \
   V(TEMPERATURE_OP, SHIFTED, "shifted", "(logit - the row's largest) times the float32 1/T, "   \
-                                        "in float32: the subtraction rounds first")
+                                        "in float32: the subtraction rounds first")              \
+  V(TEMPERATURE_OP, DIVIDE_FLOAT64, "divide_float64", "logit divided by the float64 T, rounded " \
+                                                      "to float32 (a Float32Array divided in "   \
+                                                      "JavaScript): a float32 step off where T " \
+                                                      "is no float32")
 
 #define SIEVE_T0_BELOW_VALUES(V)                                                        \
   V(T0_BELOW, EPS, "below_1e-5", "T < 1e-5")                                           \

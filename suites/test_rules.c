@@ -276,6 +276,36 @@ Test(rules, dividing_by_temperature_makes_no_tie_that_the_rounded_reciprocal_mak
   cr_expect_eq(read >> SIEVE_AXIS_TEMPERATURE_OP & 1, 0, "T = 2: both operations are exact");
 }
 
+/* Two adjacent float32 logits below 512 whose quotients by the float64 T, rounded to float32,
+ * are equal while their products with the float32 1/T and their float32 quotients differ. */
+static void tie_made_by_float64_division(double t, float *a, float *b) {
+  const float inv_t = (float)(1.0 / t), t32 = (float)t;
+  for (*b = 512.0f; *b > 256.0f; *b = *a) {
+    *a = nextafterf(*b, 0.0f);
+    if ((float)(*a / t) == (float)(*b / t) && *a * inv_t != *b * inv_t && *a / t32 != *b / t32)
+      return;
+  }
+  cr_assert_fail("no tie made by the float64 T at T = %g", t);
+}
+
+Test(rules, transformers_js_dividing_by_the_float64_t_ties_what_float32_operations_keep_apart) {
+  float row[3] = {520.0f, 0.0f, 0.0f};
+  tie_made_by_float64_division(1.1, &row[1], &row[2]);
+  sieve_rule f64 = with(SIEVE_AXIS_TEMPERATURE_OP, SIEVE_TEMPERATURE_OP_DIVIDE_FLOAT64);
+  sieve_rule f32 = with(SIEVE_AXIS_TEMPERATURE_OP, SIEVE_TEMPERATURE_OP_DIVIDE);
+  filtered spec = run_rule(NULL, row, 3, 1.1, 1.0, 2), d = run_rule(&f32, row, 3, 1.1, 1.0, 2);
+  filtered g = run_rule(&f64, row, 3, 1.1, 1.0, 2);
+  cr_expect(is_kept(&spec, 2) && !is_kept(&spec, 1), "times 1/T: apart, the larger stays");
+  cr_expect(is_kept(&d, 2) && !is_kept(&d, 1), "by the float32 T: apart too");
+  cr_expect(is_kept(&g, 1) && !is_kept(&g, 2), "by the float64 T: tied, the lower id stays");
+  float pair[3];
+  tie_made_by_reciprocal(1.5, &pair[0], &pair[1]);
+  pair[2] = 0.0f;
+  filtered e = run_rule(&f64, pair, 3, 1.5, 1.0, 1), h = run_rule(&f32, pair, 3, 1.5, 1.0, 1);
+  cr_expect(is_kept(&e, 1) == is_kept(&h, 1) && is_kept(&e, 0) == is_kept(&h, 0),
+            "T = 1.5 is a float32: both divisions give one quotient");
+}
+
 Test(rules, exllamav2_subtracting_the_largest_first_ties_a_far_pair_and_overflows_no_top) {
   /* Below 2e8 the float32 spacing is 16: 0 - 2e8 and 4 - 2e8 round to one difference. */
   const float far[4] = {2e8f, 0.0f, 4.0f, -5.0f};

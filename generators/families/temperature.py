@@ -18,14 +18,19 @@ TS = [0.0, 5e-324, 5e-8, 5e-7, 1e-6, math.nextafter(1e-5, 0.0), 1e-5, math.nexta
 
 def tie_made_by(op: str, t: float):
     """Two adjacent float32 logits just below 512 that one operation of step 1 ties at T and
-    the other keeps apart: times the float32 1/T (op "reciprocal", the rule of 000:11) or
-    divided by the float32 T (op "division", temperature_op=divide)."""
+    the others keep apart: times the float32 1/T (op "reciprocal", the rule of 000:11), divided
+    by the float32 T (op "division", temperature_op=divide) or divided by the float64 T, the
+    quotient rounded to float32 (op "float64-division", temperature_op=divide_float64; where T
+    is a float32 it is the float32 division, and is not asked to differ from it)."""
     r, t32 = np.float32(1.0 / t), np.float32(t)
     b = np.float32(512.0)
     for _ in range(1 << 16):
         a = np.nextafter(b, np.float32(0.0), dtype=np.float32)
-        by_reciprocal, by_division = a * r == b * r, a / t32 == b / t32
-        if (by_reciprocal, by_division) == (op == "reciprocal", op == "division"):
+        ties = {"reciprocal": a * r == b * r, "division": a / t32 == b / t32,
+                "float64-division": np.float32(float(a) / t) == np.float32(float(b) / t)}
+        same = float(t32) == t  # then the two divisions give one quotient
+        if all(tied == (name == op or (same and {name, op} == {"division", "float64-division"}))
+               for name, tied in ties.items()):
             return float(a), float(b)
         b = a
     raise ValueError(f"no tie made by {op} at T = {t}")
@@ -71,6 +76,14 @@ def cases():
                      "000:11,000:16", f"Logit 520, then two below 512 at T = {t}: times the "
                      "float32 1/T the two stay apart, so top_k 2 keeps tokens 0 and 2.",
                      [520.0, a, b], t=t, top_k=2, axis="temperature_op"))
+    # transformers.js divides a Float32Array by the float64 T (temperature_op=divide_float64,
+    # found by sieve fuzz): at a T that is no float32 it ties a pair the others keep apart.
+    a, b = tie_made_by("float64-division", 1.1)
+    out.append(c(f"{F}/reciprocal-keeps-apart-a-pair-float64-division-ties-t1.1-top-k-2", F,
+                 "000:11,000:16", "Logit 520, then two below 512 at T = 1.1 (no float32): "
+                 "times the float32 1/T, or divided by the float32 T, the two stay apart, so "
+                 "top_k 2 keeps tokens 0 and 2; divided by the float64 T they tie.",
+                 [520.0, a, b], t=1.1, top_k=2, axis="temperature_op"))
     out.append(c(f"{F}/t-1e-3-underflowed-token-keeps-finite-logprob", F, "000:19",
                  "At T = 1e-3 a gap of 1 is 1000: the second token's p is 0, but its "
                  "processed logprob is a finite -1000.", [0.0, -1.0],

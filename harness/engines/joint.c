@@ -132,6 +132,10 @@ int joint_read(const prober *pr, int precision, int own_rng, int with_draws, joi
   j->report.cases = calloc(pr->n_rows + 1, sizeof *j->report.cases);
   j->report.precision = precision;
   j->report.own_rng = own_rng;
+  const mask read = pr->found[SIEVE_AXIS_PARAM_PRECISION]; /* validate's echo, one value or more */
+  for (int v = 0; read && !(read & (read - 1)) && v < 32; v++)
+    if (read == (mask)1 << v)
+      j->report.read_param_precision = v + 1;
   if (!j->fixtures || !j->report.cases)
     return -1;
   for (size_t i = 0; i < pr->n_rows; i++)

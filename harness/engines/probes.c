@@ -266,52 +266,81 @@ static mask probe_temperature_at(prober *pr) {
   return r.set == 0x1 ? ONE(TEMPERATURE_AT, BEFORE) : r.set == 0x7 ? ONE(TEMPERATURE_AT, AFTER) : 0;
 }
 
-/* Two adjacent float32 logits below 512 that one operation ties at T = 1.5 and the other keeps
- * apart: times the float32 1/T (`reciprocal`) or divided by the float32 T. */
-static void pair_tied_by(int reciprocal, float *a, float *b) {
-  const float inv_t = (float)(1.0 / 1.5), t = 1.5f;
+/* A logit scaled at T as each value of temperature_op but `shifted` scales it: times the
+ * float32 1/T, divided by the float32 T, or divided by T with the quotient rounded to float32. */
+static float scaled_as(int op, float x, double t) {
+  return op == SIEVE_TEMPERATURE_OP_RECIPROCAL ? x * (float)(1.0 / t)
+         : op == SIEVE_TEMPERATURE_OP_DIVIDE   ? x / (float)t
+                                               : (float)((double)x / t);
+}
+
+/* Two adjacent float32 logits below 512 that operation `op` ties at T and the others of
+ * scaled_as keep apart (those that scale as `op` does at this T aside). */
+static void pair_tied_by(int op, double t, float *a, float *b) {
+  static const int ops[] = {SIEVE_TEMPERATURE_OP_RECIPROCAL, SIEVE_TEMPERATURE_OP_DIVIDE,
+                            SIEVE_TEMPERATURE_OP_DIVIDE_FLOAT64};
   for (*b = 512.0f; *b > 256.0f; *b = *a) {
     *a = nextafterf(*b, 0.0f);
-    if ((*a * inv_t == *b * inv_t) == reciprocal && (*a / t == *b / t) == !reciprocal)
+    int only = scaled_as(op, *a, t) == scaled_as(op, *b, t);
+    for (size_t k = 0; k < 3 && only; k++)
+      only = ops[k] == op || (scaled_as(ops[k], *a, t) != scaled_as(ops[k], *b, t)) ||
+             (scaled_as(ops[k], *a, t) == scaled_as(op, *a, t) &&
+              scaled_as(ops[k], *b, t) == scaled_as(op, *b, t));
+    if (only)
       return;
   }
 }
 
-/* Whether top_k 2 at T = 1.5 kept anything but 520 and the larger of a pair (ids 1 and 2), asked
- * both ways round: a tie that the scaling made, whatever order the cut keeps tied tokens in. Not
+/* Whether top_k 2 at T kept anything but 520 and the larger of a pair (ids 1 and 2), asked both
+ * ways round: a tie that the scaling made, whatever order the cut keeps tied tokens in. Not
  * top_k 1, which an engine may take as the argmax of the unscaled logits (SGLang, run). */
-static int tie_seen(prober *pr, int reciprocal, char *shown, size_t len) {
+static int tie_seen(prober *pr, int op, double t, char *shown, size_t len) {
+  static const char *const how[] = {"times 1/T", "divided by the float32 T", "", "divided by T"};
   float a, b;
-  pair_tied_by(reciprocal, &a, &b);
-  char rows[2][96], x[32], y[32];
+  pair_tied_by(op, t, &a, &b);
+  char rows[2][96], params[64], x[32], y[32];
   snprintf(rows[0], sizeof rows[0], "[520,%.9g,%.9g]", (double)a, (double)b);
   snprintf(rows[1], sizeof rows[1], "[520,%.9g,%.9g]", (double)b, (double)a);
-  row_answer r = pr_filter_row(pr, rows[0], "{\"temperature\":1.5,\"top_k\":2}");
-  row_answer s = pr_filter_row(pr, rows[1], "{\"temperature\":1.5,\"top_k\":2}");
-  snprintf(shown, len, "%s (520, %.9g, %.9g) keeps %s, the pair the other way round %s",
-           reciprocal ? "times 1/T" : "divided by T", (double)a, (double)b,
-           pr_describe(&r, x, sizeof x), pr_describe(&s, y, sizeof y));
+  snprintf(params, sizeof params, "{\"temperature\":%.17g,\"top_k\":2}", t);
+  row_answer r = pr_filter_row(pr, rows[0], params);
+  row_answer s = pr_filter_row(pr, rows[1], params);
+  snprintf(shown, len, "%s at T %g (520, %.9g, %.9g) keeps %s, the pair the other way round %s",
+           how[op], t, (double)a, (double)b, pr_describe(&r, x, sizeof x),
+           pr_describe(&s, y, sizeof y));
   if (!r.answered || !s.answered || r.error || s.error)
     return -1;
   return r.set != 0x5 || s.set != 0x3;
 }
 
-/* Two pairs at T = 1.5 behind a larger logit, cut by top_k 2: one that times the float32 1/T
- * ties (the rule, 000:11) and one that divided by the float32 T ties. Only the tie its operation
- * makes shows; neither shows when the largest is subtracted first (`shifted`: the differences
- * are exact, and far apart in their own ulps) or the cut sees the unscaled logits (temperature
- * after the filters), which the other probes tell apart. */
+/* Pairs behind a larger logit, cut by top_k 2, each tied by one way of scaling only: at T = 1.5
+ * (a float32) times the float32 1/T (the rule, 000:11) or divided by T; at T = 1.1 (no float32)
+ * divided by the float32 T or by the float64 T. Only the tie its operation makes shows; none shows
+ * when the largest is subtracted first (`shifted`: the differences are exact, and far apart in
+ * their own ulps) or the cut sees the unscaled logits (temperature after the filters), which
+ * the other probes tell apart. */
 static mask probe_temperature_op(prober *pr) {
-  char by_reciprocal[160], by_division[160];
-  const int r = tie_seen(pr, 1, by_reciprocal, sizeof by_reciprocal);
-  const int d = tie_seen(pr, 0, by_division, sizeof by_division);
-  pr_note(pr, SIEVE_AXIS_TEMPERATURE_OP, "top_k 2 at T 1.5: %s; %s%s", by_reciprocal, by_division,
+  char by_reciprocal[200], by_division[200], by_f32[200], by_f64[200];
+  const int r = tie_seen(pr, SIEVE_TEMPERATURE_OP_RECIPROCAL, 1.5, by_reciprocal, 200);
+  const int d = tie_seen(pr, SIEVE_TEMPERATURE_OP_DIVIDE, 1.5, by_division, 200);
+  const int f = d > 0 && !r ? tie_seen(pr, SIEVE_TEMPERATURE_OP_DIVIDE, 1.1, by_f32, 200) : 0;
+  const int g =
+      d > 0 && !r ? tie_seen(pr, SIEVE_TEMPERATURE_OP_DIVIDE_FLOAT64, 1.1, by_f64, 200) : 0;
+  pr_note(pr, SIEVE_AXIS_TEMPERATURE_OP, "top_k 2: %s; %s%s%s%s%s%s", by_reciprocal, by_division,
+          d > 0 && !r ? "; " : "", d > 0 && !r ? by_f32 : "", d > 0 && !r ? "; " : "",
+          d > 0 && !r ? by_f64 : "",
           r == 0 && d == 0 ? " (no tie: the largest is subtracted first, or the cut sees no "
                              "scaled logit)"
                            : "");
-  if (r < 0 || d < 0 || (r == 0 && d == 0))
+  if (r < 0 || d < 0 || f < 0 || g < 0 || (r == 0 && d == 0))
     return ALL(TEMPERATURE_OP);
-  return r && !d ? ONE(TEMPERATURE_OP, RECIPROCAL) : d && !r ? ONE(TEMPERATURE_OP, DIVIDE) : 0;
+  if (r && !d)
+    return ONE(TEMPERATURE_OP, RECIPROCAL);
+  if (!d || r)
+    return 0;
+  /* The float32 division's tie is also divide_float64's where T is read as a float32
+   * (param_precision): the joint fit over every probe tells them apart, or leaves both. */
+  return g && !f ? ONE(TEMPERATURE_OP, DIVIDE_FLOAT64)
+                 : ONE(TEMPERATURE_OP, DIVIDE) | ONE(TEMPERATURE_OP, DIVIDE_FLOAT64);
 }
 
 /* How the row (2, 2, 2 - d) came back at one temperature: the first maximum alone, both maxima

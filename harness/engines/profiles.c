@@ -281,7 +281,7 @@ const engine_profile profiles[] = {
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
       .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_IGNORED,
-      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
+      .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE_FLOAT64,
       .t0_below = SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -299,8 +299,8 @@ const engine_profile profiles[] = {
                                "sampler's top-k (no top-p for it to move)"),
       A(TEMPERATURE_OP) = SEEN("src/generation/logits_process.js TemperatureLogitsWarper._call: "
                                "Float32Array element /= this.temperature, a float64 quotient "
-                               "rounded to float32: the float32 T's quotient wherever T is a "
-                               "float32 (run)"),
+                               "rounded to float32, a float32 step from the float32 T's where "
+                               "T is no float32 (sieve fuzz found it at T = 1e-6; run)"),
       A(T0_BELOW) = SEEN("modeling_utils.js: temperature === 0 && do_sample switches do_sample "
                          "off; other temperatures, negative ones too, divide "
                          "(TemperatureLogitsWarper); run: T = -1 answers the reversed row"),

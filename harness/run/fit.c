@@ -1783,6 +1783,14 @@ int sieve_fit(run_report *report, const fit_start *starts, size_t n_starts) {
     f.searched &= ~(1u << SIEVE_AXIS_DRAW);
     fit->axes[SIEVE_AXIS_DRAW].from_hello = 1;
   }
+  /* How the parameters are read, where validate showed it: filter rows alone may not, and
+   * some values coincide under it (divide_float64 is the float32 division where T is read as a
+   * float32). */
+  if (report->read_param_precision > 0) {
+    base.param_precision = report->read_param_precision - 1;
+    f.searched &= ~(1u << SIEVE_AXIS_PARAM_PRECISION);
+    fit->axes[SIEVE_AXIS_PARAM_PRECISION].from_hello = 1;
+  }
   if (load_cases(&f, report) != 0)
     goto fail;
   rc = 0;

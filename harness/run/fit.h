@@ -31,7 +31,8 @@ typedef struct fit_axis {
   char unfit_cases[200]; /* the first of those failures, comma-separated */
   char alternative[48];  /* a reading that explains as much with DeepInfer's value: undetermined */
   uint32_t candidates;   /* bit v: value v explains as many cases as the fitted one */
-  int from_hello;        /* draw: set by hello ("rng": "own"), not by cases */
+  int from_hello;        /* set outside the cases: the draw by hello ("rng": "own"), */
+                         /* param_precision by the validate answers the fingerprint read */
   size_t n_deciding;     /* cases found that the fitted value explains and another does not, */
   char deciding[200];    /* at most FIT_DECIDING, and their ids, comma-separated */
   uint32_t probed;       /* bit v: the fit with this axis at v explains every case whose */

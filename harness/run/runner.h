@@ -72,6 +72,8 @@ typedef struct run_report {
   char impl_name[128], impl_version[64];
   char fixtures_schema[32];
   int own_rng;                  /* hello said "rng": "own": the draw is not the hash */
+  int read_param_precision;     /* 1 + the param_precision that validate answers showed (the
+                                   fingerprint's probe), or 0: the fit then takes it as given */
   int precision;                /* the arithmetic answers are compared at (sieve_precision) */
   const char *precision_source; /* "--precision", "hello" or "default" */
   case_result *cases;

@@ -48,7 +48,8 @@ def blind_axes(rule):
     generator of its own, u is never the 0 at which an inclusive accept test shows; when the
     tokens tied with the k-th stay in an order of the sort's own, a ranking by probability,
     which ties the tokens whose probabilities underflow, may keep the ones the logit keeps; when
-    a top_k of V or more is an error, so is one above the int32 maximum on the probe's row."""
+    a top_k of V or more is an error, so is one above the int32 maximum on the probe's row; where
+    T is read as a float32, dividing by the float64 T is dividing by the float32 T."""
     hidden = set()
     if rule["topp_scope"] == "ignored":
         hidden |= {"boundary", "topp_ties", "temperature_at", "topp_one"}
@@ -62,6 +63,8 @@ def blind_axes(rule):
         hidden.add("rank_key")
     if rule["top_k_vocab"] == "error":
         hidden.add("top_k_max")
+    if rule["param_precision"] == "float32" and rule["temperature_op"].startswith("divide"):
+        hidden.add("temperature_op")
     return hidden
 
 

@@ -114,6 +114,8 @@ def scaled_row(logits, t):
         return logits.clone()
     elif axis("temperature_op") == "divide":
         out = logits / torch.tensor(t, dtype=torch.float32)
+    elif axis("temperature_op") == "divide_float64":
+        out = (logits.double() / t).float()
     else:
         out = logits * (1.0 / t)
     if torch.isinf(out[finite]).any():
