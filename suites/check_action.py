@@ -128,6 +128,18 @@ def gating_job_passes(workspace):
                        capture_output=True, text=True, timeout=60)
     check("with fuzz-seconds 0 (the default) the fuzz step does nothing and passes",
           p.returncode == 0 and "no fuzz step" in p.stdout, p.stdout + p.stderr)
+    summary = workspace / "shard-summary.md"
+    p = subprocess.run(["bash", str(ROOT / "harness" / "ci" / "gate.sh"), "fuzz"], cwd=workspace,
+                       env=dict(os.environ, SIEVE_IMPL="profile:deepinfer", SIEVE_FUZZ_SECONDS="1",
+                                SIEVE_FUZZ_SHARD="1/2", SIEVE_FUZZ_AGAINST="profile:deepinfer",
+                                SIEVE_FUZZ_JUNIT="shard.xml", GITHUB_RUN_ID=RUN_ID,
+                                GITHUB_STEP_SUMMARY=str(summary)),
+                       capture_output=True, text=True, timeout=120)
+    junit = workspace / "shard.xml"
+    check("with fuzz-shard 1/2 the fuzz step asks that shard and names its testcases by it",
+          p.returncode == 0 and f"seed {RUN_ID}, shard 1/2" in summary.read_text()
+          and f'name="fuzz/seed-{RUN_ID}-shard-1-of-2"' in junit.read_text(),
+          p.stdout[-300:] + p.stderr[-300:])
 
 
 def fuzz_step_fails_against_deepinfer(workspace):

@@ -14,7 +14,8 @@
 #                         step fitted (the diagnosis.rule of $SIEVE_JUNIT), DeepInfer's when it
 #                         fitted none; else profile:NAME or rule:AXIS=VALUE,... The seed is
 #                         $SIEVE_FUZZ_SEED, else $GITHUB_RUN_ID (a re-run asks the same rows),
-#                         else the clock. Writes the JUnit report to $SIEVE_FUZZ_JUNIT, the
+#                         else the clock; $SIEVE_FUZZ_SHARD (I/N) takes shard I of N of its
+#                         rows. Writes the JUnit report to $SIEVE_FUZZ_JUNIT, the
 #                         minimal cases to the folder $SIEVE_FUZZ_CASES, the text report to
 #                         $GITHUB_STEP_SUMMARY and both paths to $GITHUB_OUTPUT; exits with sieve
 #                         fuzz's status.
@@ -88,10 +89,13 @@ fuzz() {
   against=$(fuzz_against)
   report=$(mktemp)
   trap 'rm -f "$report"' RETURN
+  local shard=()
+  [ -z "${SIEVE_FUZZ_SHARD:-}" ] || shard=(--shard "$SIEVE_FUZZ_SHARD")
   "$sieve" fuzz --impl "$SIEVE_IMPL" --against "$against" --time "$seconds" --seed "$seed" \
-    --report "junit=$junit" --save "$cases" | tee "$report" || status=$?
+    "${shard[@]}" --report "junit=$junit" --save "$cases" | tee "$report" || status=$?
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-    { echo "## sieve fuzz: seed $seed, against $against"; echo; echo '```';
+    { echo "## sieve fuzz: seed $seed${SIEVE_FUZZ_SHARD:+, shard $SIEVE_FUZZ_SHARD}, against $against"
+      echo; echo '```';
       cat "$report"; echo '```'; } >> "$GITHUB_STEP_SUMMARY"
   fi
   if [ -n "${GITHUB_OUTPUT:-}" ]; then

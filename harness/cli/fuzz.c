@@ -13,7 +13,7 @@
 
 typedef struct fuzz_cli {
   const char *impl, *against, *seed, *time, *rows, *repeat, *save, *precision, *timeout,
-      *max_logits, *report;
+      *max_logits, *report, *shard;
   cli_list vocab, batch, families, ops;
   int first;
   size_t vocabs[CLI_LIST_MAX], batches[CLI_LIST_MAX];
@@ -93,6 +93,7 @@ static int read_rule(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
     return cli_usage_error(self, err, NULL);
   o->rule = &c->rule.rule;
   o->rule_name = c->rule.name;
+  o->against = against;
   if (impl_command_parse(&c->cmd, c->impl, err, sizeof err) != 0)
     return cli_usage_error(self, err, NULL);
   o->impl = &c->cmd.target;
@@ -112,6 +113,17 @@ static int read_report(const cli_command *self, const char *report, fuzz_options
   return 0;
 }
 
+/* --shard I/N: 0 <= I < N <= 4096; none is shard 0 of 1. */
+static int read_shard(const cli_command *self, const char *shard, fuzz_options *o) {
+  unsigned i = 0, n = 1;
+  char end;
+  if (shard && (sscanf(shard, "%u/%u%c", &i, &n, &end) != 2 || n < 1 || n > 4096 || i >= n))
+    return cli_usage_error(self, "--shard is I/N with 0 <= I < N <= 4096, not", shard);
+  o->shard = i;
+  o->shards = n;
+  return 0;
+}
+
 static int fuzz_main(const cli_command *self, int argc, char **argv) {
   fuzz_cli c = {.timeout = "30"};
   const cli_option options[] = {
@@ -122,7 +134,8 @@ static int fuzz_main(const cli_command *self, int argc, char **argv) {
       {"--ops", CLI_LIST, &c.ops},          {"--repeat", CLI_VALUE, &c.repeat},
       {"--save", CLI_VALUE, &c.save},       {"--precision", CLI_VALUE, &c.precision},
       {"--timeout", CLI_VALUE, &c.timeout}, {"--max-logits", CLI_VALUE, &c.max_logits},
-      {"--report", CLI_VALUE, &c.report},   {"--first", CLI_FLAG, &c.first}};
+      {"--report", CLI_VALUE, &c.report},   {"--shard", CLI_VALUE, &c.shard},
+      {"--first", CLI_FLAG, &c.first}};
   fuzz_options o = {.save = NULL};
   int rc = cli_parse(self, options, sizeof options / sizeof options[0], argc, argv, NULL, 0, NULL);
   if (rc != 0)
@@ -136,6 +149,8 @@ static int fuzz_main(const cli_command *self, int argc, char **argv) {
   o.first = c.first;
   if (c.report && (rc = read_report(self, c.report, &o)) != 0)
     return rc;
+  if ((rc = read_shard(self, c.shard, &o)) != 0)
+    return rc;
   return sieve_fuzz(&o, stdout);
 }
 
@@ -146,7 +161,7 @@ const cli_command cli_fuzz = {
     "                  [--rows N | --time SECONDS] [--vocab V,...] [--batch B,...]\n"
     "                  [--families F,...] [--ops OP,...] [--repeat K] [--save DIR]\n"
     "                  [--precision float32|float64] [--timeout S] [--max-logits N]\n"
-    "                  [--first] [--report junit=FILE]\n"
+    "                  [--first] [--report junit=FILE] [--shard I/N]\n"
     "Random filter and sample rows in batches, and uniform, position and speculate\n"
     "requests, each judged against the rule (--against; DeepInfer's by default) at the\n"
     "implementation's precision, where a decision that precision could flip admits every\n"
@@ -167,6 +182,8 @@ const cli_command cli_fuzz = {
     "--first: stop after the batch of the first failure; the report says when it came.\n"
     "--report junit=FILE: also a JUnit report: the run, and each kind of failure with its\n"
     "       minimal case (CI systems show them as testcases).\n"
+    "--shard I/N: shard I of N of the seed's rows (0 <= I < N): N machines with one seed ask\n"
+    "       N different streams, their JUnit testcases named by shard.\n"
     "Exit status: 0 no failure, 1 failures, 2 a usage error, an implementation that could not\n"
     "be started or greeted, or a file not written.\n",
     fuzz_main};

@@ -42,9 +42,10 @@ typedef struct fuzz_state {
   fuzz_space space;
   conn c;
   fuzz_rng rng;
+  char label[80], replay[80]; /* "seed-S-shard-I-of-N", "--seed S --shard I/N" */
   size_t max_batch;
   uint32_t ops; /* those of o->ops that hello offers */
-  size_t rows, logits, batches, compared;
+  size_t rows, logits, requests, compared;
   double start, first_failure; /* seconds since the start at which the first row failed */
   int out_of_memory;           /* a batch could not be made or judged: the run stops */
   size_t by_verdict[FUZZ_VERDICT_COUNT];
@@ -126,9 +127,9 @@ static int greet(fuzz_state *s) {
   if (rc != 0)
     fprintf(stderr, "sieve fuzz: %s: %s\n", s->o->impl_arg, why);
   else
-    fprintf(s->out, "sieve fuzz: seed %llu, %s (%s), %s judged against %s at %s\n",
-            (unsigned long long)s->o->seed, s->o->impl_arg, sieve_case_str(hello, "name"), ops,
-            s->judge.name, sieve_precision_name(s->judge.precision));
+    fprintf(s->out, "sieve fuzz: %s, %s (%s), %s judged against %s at %s\n", s->replay + 2,
+            s->o->impl_arg, sieve_case_str(hello, "name"), ops, s->judge.name,
+            sieve_precision_name(s->judge.precision));
   cJSON_Delete(hello);
   return rc;
 }
@@ -357,7 +358,7 @@ static void ask_op(fuzz_state *s, int op) {
     compare_shapes(s, request, answer);
   }
   s->out_of_memory |= !request;
-  s->batches++;
+  s->requests++;
   cJSON_Delete(answer);
   cJSON_Delete(request);
 }
@@ -487,8 +488,14 @@ static int write_junit(const fuzz_state *s, double seconds) {
                                  s->by_verdict[v],     v == FUZZ_CRASH || v == FUZZ_MALFORMED};
     n++;
   }
-  const fuzz_junit_run run = {
-      s->o->impl_arg, s->judge.name, s->o->seed, s->rows, s->by_verdict[FUZZ_REACH], seconds};
+  const fuzz_junit_run run = {s->o->impl_arg,
+                              s->o->against,
+                              s->label,
+                              s->replay,
+                              s->o->seed,
+                              s->rows,
+                              s->by_verdict[FUZZ_REACH],
+                              seconds};
   if (fuzz_junit_write(s->o->junit, &run, cases, n, why, sizeof why) != 0)
     fprintf(stderr, "sieve fuzz: %s\n", why), rc = 2;
   for (size_t i = 0; i < n; i++)
@@ -506,7 +513,7 @@ static int report(fuzz_state *s, double seconds) {
   int rc = failed ? 1 : 0;
   if (s->o->save && failed) {
     char path[4200];
-    if (fuzz_save(s->o->save, s->o->seed, &s->judge, s->found, FUZZ_VERDICT_COUNT, path,
+    if (fuzz_save(s->o->save, s->label, s->replay, &s->judge, s->found, FUZZ_VERDICT_COUNT, path,
                   sizeof path) == 0)
       fprintf(s->out, "\nminimal cases saved: %s (sieve run --impl IMPL --fixtures %s)\n", path,
               path);
@@ -514,10 +521,10 @@ static int report(fuzz_state *s, double seconds) {
       fprintf(stderr, "sieve fuzz: %s\n", path), rc = 2;
   }
   fprintf(s->out,
-          "\nsieve fuzz %s: %zu rows (%zu logits) in %zu batches, %zu within float reach, %zu "
-          "failed; %zu decisions compared across shapes; %.1f s (seed %llu)\n",
-          failed ? "FAILED" : "passed", s->rows, s->logits, s->batches, s->by_verdict[FUZZ_REACH],
-          failed, s->compared, seconds, (unsigned long long)s->o->seed);
+          "\nsieve fuzz %s: %zu rows (%zu logits) in %zu requests, %zu within float reach, %zu "
+          "failed; %zu decisions compared across shapes; %.1f s (%s)\n",
+          failed ? "FAILED" : "passed", s->rows, s->logits, s->requests, s->by_verdict[FUZZ_REACH],
+          failed, s->compared, seconds, s->replay + 2);
   if (failed)
     fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
   if (s->o->junit && write_junit(s, seconds) != 0)
@@ -525,9 +532,26 @@ static int report(fuzz_state *s, double seconds) {
   return rc;
 }
 
+/* The run's name and the options that ask its rows again; a shard's rows come from its own
+ * state (shard 0 of 1 is the seed's). */
+static void name_run(fuzz_state *s) {
+  const unsigned long long seed = (unsigned long long)s->o->seed;
+  s->rng.state = s->o->seed ^ (UINT64_C(0x9E3779B97F4A7C15) * s->o->shard);
+  if (s->o->shards > 1) {
+    snprintf(s->label, sizeof s->label, "seed-%llu-shard-%u-of-%u", seed, s->o->shard,
+             s->o->shards);
+    snprintf(s->replay, sizeof s->replay, "--seed %llu --shard %u/%u", seed, s->o->shard,
+             s->o->shards);
+  } else {
+    snprintf(s->label, sizeof s->label, "seed-%llu", seed);
+    snprintf(s->replay, sizeof s->replay, "--seed %llu", seed);
+  }
+}
+
 int sieve_fuzz(const fuzz_options *o, FILE *out) {
   static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
-  fuzz_state s = {.o = o, .space = o->space, .out = out, .rng = {o->seed}, .first_failure = -1};
+  fuzz_state s = {.o = o, .space = o->space, .out = out, .first_failure = -1};
+  name_run(&s);
   s.judge = (fuzz_judge){o->rule ? o->rule : &deepinfer, o->rule_name, SIEVE_PRECISION_FLOAT32};
   int rc = greet(&s);
   s.start = now();

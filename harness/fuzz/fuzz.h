@@ -19,10 +19,12 @@ typedef struct fuzz_options {
   const char *impl_arg; /* as the user wrote it, for the replay line */
   const sieve_rule *rule;
   const char *rule_name;
-  int precision; /* sieve_precision; -1: as hello declares (float32 when it does not) */
+  const char *against; /* as the user wrote it (profile:NAME, rule:...), for the replay line */
+  int precision;       /* sieve_precision; -1: as hello declares (float32 when it does not) */
   uint64_t seed;
-  size_t rows;    /* stop after this many rows; 0: by time */
-  double seconds; /* stop after this long; 0: by rows */
+  unsigned shard, shards; /* shard I of N: other rows for each I (0 of 1: the seed's own) */
+  size_t rows;            /* stop after this many rows; 0: by time */
+  double seconds;         /* stop after this long; 0: by rows */
   fuzz_space space;
   uint32_t ops;          /* bit o: op o (rows.h) may be asked, where hello offers it */
   const size_t *batches; /* the batch sizes to draw from */

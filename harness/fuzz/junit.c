@@ -33,6 +33,7 @@ static void header(FILE *out, const fuzz_junit_run *run, size_t failures, size_t
           n + 1, failures, errors, run->seconds);
   snprintf(text, sizeof text, "%" PRIu64, run->seed);
   property(out, "seed", text);
+  property(out, "run", run->label);
   property(out, "impl", run->impl);
   property(out, "against", run->against);
   snprintf(text, sizeof text, "%zu", run->rows);
@@ -44,27 +45,28 @@ static void header(FILE *out, const fuzz_junit_run *run, size_t failures, size_t
 
 /* The testcase of the run as a whole: it fails when any row did. */
 static void run_case(FILE *out, const fuzz_junit_run *run, size_t failed) {
-  fprintf(out,
-          "    <testcase classname=\"sieve.fuzz\" name=\"fuzz/seed-%" PRIu64 "\" time=\"%.3f\"",
-          run->seed, run->seconds);
+  fprintf(out, "    <testcase classname=\"sieve.fuzz\" name=\"fuzz/%s\" time=\"%.3f\"", run->label,
+          run->seconds);
   if (!failed) {
     fputs("/>\n", out);
     return;
   }
   fprintf(out,
-          ">\n      <failure message=\"%zu of %zu rows failed (seed %" PRIu64 ")\" "
+          ">\n      <failure message=\"%zu of %zu rows failed (%s)\" "
           "type=\"fuzz\">%zu of %zu rows failed; the minimal cases follow as testcases of "
           "their own. The same rows again: sieve fuzz --impl ",
-          failed, run->rows, run->seed, failed, run->rows);
+          failed, run->rows, run->replay, failed, run->rows);
   xml_text(out, run->impl);
-  fprintf(out, " --seed %" PRIu64 "</failure>\n    </testcase>\n", run->seed);
+  fputs(" --against ", out);
+  xml_text(out, run->against);
+  fprintf(out, " %s</failure>\n    </testcase>\n", run->replay);
 }
 
 static void failure_case(FILE *out, const fuzz_junit_run *run, const fuzz_junit_case *c) {
   const char *tag = c->error ? "error" : "failure";
   fputs("    <testcase classname=\"sieve.fuzz.", out);
   xml_text(out, c->op);
-  fprintf(out, "\" name=\"fuzz/seed-%" PRIu64 "-", run->seed);
+  fprintf(out, "\" name=\"fuzz/%s-", run->label);
   for (const char *p = c->verdict; *p; p++) /* the id --save gives its case */
     fputc(*p == ' ' ? '-' : *p, out);
   fprintf(out, "\" time=\"0.000\">\n      <%s message=\"", tag);

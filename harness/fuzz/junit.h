@@ -19,6 +19,7 @@ typedef struct fuzz_junit_case {
 /* What the whole run did. */
 typedef struct fuzz_junit_run {
   const char *impl, *against;
+  const char *label, *replay; /* "seed-S[-shard-I-of-N]", "--seed S[ --shard I/N]" */
   uint64_t seed;
   size_t rows, reach;
   double seconds;

@@ -103,16 +103,16 @@ static void suite_of(const cJSON *request, const char **suite, const char **seed
       *suite = ops[i][1], *seed_ref = ops[i][2];
 }
 
-static cJSON *case_of(const fuzz_judge *j, const fuzz_failure *f, uint64_t seed) {
+static cJSON *case_of(const fuzz_judge *j, const fuzz_failure *f, const char *label,
+                      const char *replay) {
   char id[96], description[160];
   const char *suite, *seed_ref;
   cJSON *c = cJSON_CreateObject(), *rows;
-  snprintf(id, sizeof id, "fuzz/seed-%llu-%s", (unsigned long long)seed,
-           fuzz_verdict_name(f->judgement.verdict));
+  snprintf(id, sizeof id, "fuzz/%s-%s", label, fuzz_verdict_name(f->judgement.verdict));
   for (char *p = id; *p; p++)
     *p = *p == ' ' ? '-' : *p;
-  snprintf(description, sizeof description, "A minimal case of sieve fuzz --seed %llu: %s",
-           (unsigned long long)seed, fuzz_verdict_what(f->judgement.verdict));
+  snprintf(description, sizeof description, "A minimal case of sieve fuzz %s: %s", replay,
+           fuzz_verdict_what(f->judgement.verdict));
   cJSON_AddStringToObject(c, "id", id);
   cJSON_AddStringToObject(c, "family", "fuzz");
   suite_of(f->request, &suite, &seed_ref);
@@ -149,18 +149,18 @@ static int make_folders(const char *dir) {
   return 0;
 }
 
-int fuzz_save(const char *dir, uint64_t seed, const fuzz_judge *j, const fuzz_failure *found,
-              size_t n, char *path, size_t len) {
+int fuzz_save(const char *dir, const char *label, const char *replay, const fuzz_judge *j,
+              const fuzz_failure *found, size_t n, char *path, size_t len) {
   if (make_folders(dir) != 0)
     return snprintf(path, len, "cannot make the folder %s: %s", dir, strerror(errno)), -1;
-  snprintf(path, len, "%s/fuzz-%llu.json", dir, (unsigned long long)seed);
+  snprintf(path, len, "%s/fuzz-%s.json", dir, label + strlen("seed-"));
   /* jbuf writes every number so that it reads back the same (cJSON's printer rounds some). */
   jbuf text = {0};
   jbuf_raw(&text, "{\"schema\": \"" SIEVE_FIXTURE_SCHEMA "\",\n \"cases\": [");
   for (size_t i = 0, k = 0; i < n; i++) {
     if (!found[i].request)
       continue;
-    cJSON *c = case_of(j, &found[i], seed);
+    cJSON *c = case_of(j, &found[i], label, replay);
     jbuf_raw(&text, k++ ? ",\n  " : "\n  ");
     jbuf_json(&text, c);
     cJSON_Delete(c);

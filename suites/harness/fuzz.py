@@ -94,7 +94,16 @@ def checks(ctx):
     p = fuzz(ctx, "--impl", huge, "--rows", "2000", "--seed", "2", env=env)
     ctx.check("a hello claiming a largest batch of 1e30 rows is held to 1024 and the run ends",
               p.returncode == 0 and "sieve fuzz passed" in p.stdout, p.stdout[-300:])
-    for bad in (["--ops", "draw"], ["--rows", "0"], ["--families", "none"],
+    logits = {}
+    for shard in ("", "0/2", "1/2"):
+        p = fuzz(ctx, "--impl", "profile:deepinfer", "--seed", "21", "--rows", "400",
+                 *(("--shard", shard) if shard else ()))
+        found = re.search(r"\((\d+) logits\)", p.stdout)
+        logits[shard] = found.group(1) if found and p.returncode == 0 else p.stdout[-200:]
+    ctx.check("--shard I/N asks other rows in each shard (shard 0 the seed's own) and says so",
+              logits[""] == logits["0/2"] != logits["1/2"] and "--shard 1/2" in p.stdout,
+              str(logits))
+    for bad in (["--ops", "draw"], ["--shard", "2/2"], ["--rows", "0"], ["--families", "none"],
                 ["--against", "exec:x"], ["--rows", "5", "--time", "5"]):
         p = fuzz(ctx, "--impl", "profile:deepinfer", *bad)
         ctx.check(f"sieve fuzz {' '.join(bad)} is a usage error", p.returncode == 2,
