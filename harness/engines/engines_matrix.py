@@ -75,7 +75,7 @@ def run_section(name, data, profile, axes):
                                   "evidence": "the axis is newer than this run"})
         lines.append(f"| `{a['axis']}` | {f['verdict']} | "
                      f"{profile['axes'][a['axis']]['value']} | {f['evidence']} |")
-    return lines + fit_section(data)
+    return lines + fit_section(data) + fuzz_section(data)
 
 
 def fit_section(data):
@@ -90,6 +90,22 @@ def fit_section(data):
     for g in fit["unexplained"]:
         lines.append(f"| {g['count']} | {g['description']} | "
                      f"{why.get(g['kind'], '*not documented*')} |")
+    return lines
+
+
+def fuzz_section(data):
+    """What `sieve fuzz` found when it put the engine through random rows (harness/fuzz/)."""
+    fuzz = data.get("fuzz")
+    if not fuzz:
+        return []
+    lines = ["", f"`sieve fuzz` against the profile ({fuzz['date']}, {fuzz['how']}): "
+             f"`{fuzz['command']}`: {fuzz['rows']:,} rows in {fuzz['seconds']} s, "
+             f"{fuzz['within_reach']:,} within float reach, {fuzz['failed']:,} failed.", ""]
+    if not fuzz["findings"]:
+        return lines + ["It found nothing the profile does not give."]
+    lines += ["| rows | verdict | minimal case | what it is |", "|---:|---|---|---|"]
+    for f in fuzz["findings"]:
+        lines.append(f"| {f['rows']:,} | {f['verdict']} | {f['minimal']} | {f['what']} |")
     return lines
 
 
