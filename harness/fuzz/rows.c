@@ -102,21 +102,27 @@ static void holes(fuzz_rng *r, float *x, size_t v) {
       x[i] = -INFINITY;
 }
 
-/* 2^k equal logits; the rest so far below that even their float64 probabilities are 0, or
- * masked, so the masses before the first 2^k ranks are exact multiples of 2^-k. */
-static void dyadic(fuzz_rng *r, float *x, size_t v) {
-  const double c = nearbyint(40.0 * fuzz_unit(r) - 20.0);
-  size_t n = (size_t)1 << fuzz_below(r, 7);
+/* n tokens (at most v) at random places take the values of `group` in turn (g of them, near
+ * `top`), over a tail masked or at least `gap` below `top`. */
+static void over_far_tail(fuzz_rng *r, float *x, size_t v, size_t n, const float *group, size_t g,
+                          double top, double gap) {
   n = n > v ? v : n;
   const int masked = (int)fuzz_below(r, 2);
   for (size_t i = 0; i < v; i++)
-    x[i] = masked ? -INFINITY : (float)(c - 800.0 - 100.0 * fuzz_unit(r));
+    x[i] = masked ? -INFINITY : (float)(top - gap - 100.0 * fuzz_unit(r));
   for (size_t k = 0; k < n; k++) {
     size_t i = (size_t)fuzz_below(r, v);
-    while (x[i] == (float)c)
+    while (x[i] > top - gap / 2)
       i = (i + 1) % v;
-    x[i] = (float)c;
+    x[i] = group[k % g];
   }
+}
+
+/* 2^k equal logits; the rest so far below that even their float64 probabilities are 0, or
+ * masked, so the masses before the first 2^k ranks are exact multiples of 2^-k. */
+static void dyadic(fuzz_rng *r, float *x, size_t v) {
+  const float c = (float)nearbyint(40.0 * fuzz_unit(r) - 20.0);
+  over_far_tail(r, x, v, (size_t)1 << fuzz_below(r, 7), &c, 1, c, 800.0);
 }
 
 /* Float32 values beside x0 that x * inv (float32) maps where x0 * inv goes, those that the
@@ -152,17 +158,7 @@ static void collide(fuzz_rng *r, float *x, size_t v, double *t) {
   collisions(x0, inv, (float)*t, group, &g);
   if (g == 0)
     group[g++] = x0;
-  size_t n = (size_t)2 << fuzz_below(r, 3);
-  n = n > v ? v : n;
-  const int masked = (int)fuzz_below(r, 2);
-  for (size_t i = 0; i < v; i++)
-    x[i] = masked ? -INFINITY : (float)(x0 - 8000.0 - 100.0 * fuzz_unit(r));
-  for (size_t k = 0; k < n; k++) {
-    size_t i = (size_t)fuzz_below(r, v);
-    while (x[i] > x0 - 4000.0f)
-      i = (i + 1) % v;
-    x[i] = group[k % g];
-  }
+  over_far_tail(r, x, v, (size_t)2 << fuzz_below(r, 3), group, g, x0, 8000.0);
 }
 
 /* Gaps of 80 to 400 below the largest: float32 probabilities underflow to 0 and tie, float64
