@@ -1,12 +1,15 @@
 /* sieve fuzz's judge and rows (harness/fuzz/README.md): a decision the precision could flip
  * admits each outcome it could give, and no other; a seed gives the same rows. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz/judge.h"
 #include "fuzz/rows.h"
 #include "helpers.h"
+#include "report/xml.h"
 #include "run/check.h"
 
 static fuzz_verdict judged(int precision, const char *row, const char *got) {
@@ -180,6 +183,18 @@ Test(fuzz_draws, a_token_other_than_the_rules_fails_where_the_draw_is_far_from_a
   cJSON_Delete(request);
 }
 
+Test(fuzz_draws, at_u_zero_a_first_token_whose_float32_probability_underflows_may_be_skipped) {
+  /* e^-128 is above 0 in float64, where the draw takes token 0, and 0 in float32. */
+  cJSON *request = sample_request("[-128,0]", sieve_seed_of_zero_u(7, 0), 7);
+  cJSON *answer = oracle_answer(request);
+  cr_assert_eq(cJSON_GetObjectItemCaseSensitive(answer, "token")->valuedouble, 0);
+  set_token(answer, 1);
+  cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "logprob"), 0.0);
+  cr_expect_eq(judged_answer(request, answer), FUZZ_REACH);
+  cJSON_Delete(answer);
+  cJSON_Delete(request);
+}
+
 Test(fuzz_draws, a_token_across_a_cdf_step_within_float_reach_of_u_is_within_reach) {
   const sieve_draw_key key = {12345, 9, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
   double u;
@@ -242,4 +257,28 @@ Test(fuzz_draws, a_chain_other_than_the_rules_fails_where_no_decision_is_within_
   cr_expect_eq(judged_answer(request, answer), FUZZ_TOKEN);
   cJSON_Delete(answer);
   cJSON_Delete(request);
+}
+
+/* ----------------------------------------------------------------------------- reports */
+
+static char *xml_of(const char *text, int lines) {
+  char *out = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&out, &n);
+  cr_assert(f);
+  (lines ? xml_lines : xml_text)(f, text);
+  fclose(f);
+  return out;
+}
+
+Test(xml_text, bytes_that_are_no_utf8_character_become_the_replacement_character) {
+  /* "é" cut after its first byte, a lone continuation byte, an overlong "/", U+FFFF. */
+  char *cut = xml_of("a\xC3", 0), *lone = xml_of("\x80z", 0), *overlong = xml_of("\xC0\xAF", 0);
+  char *noncharacter = xml_of("\xEF\xBF\xBF", 0), *fine = xml_of("\xC3\xA9<\n", 1);
+  cr_expect_str_eq(cut, "a\xEF\xBF\xBD");
+  cr_expect_str_eq(lone, "\xEF\xBF\xBDz");
+  cr_expect_str_eq(overlong, "\xEF\xBF\xBD\xEF\xBF\xBD");
+  cr_expect_str_eq(noncharacter, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  cr_expect_str_eq(fine, "\xC3\xA9&lt;\n", "a valid character, markup and a kept line break");
+  free(cut), free(lone), free(overlong), free(noncharacter), free(fine);
 }

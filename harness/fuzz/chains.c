@@ -84,8 +84,9 @@ static cJSON *side(fuzz_rng *r, const fuzz_space *space, size_t n, size_t v) {
     if (!ok)
       cJSON_Delete(logits);
   }
-  if (ok && params && cJSON_GetArraySize(params) > 0)
-    ok = cJSON_AddItemToObject(out, "params", params), params = NULL;
+  if (ok && params && cJSON_GetArraySize(params) > 0 &&
+      (ok = cJSON_AddItemToObject(out, "params", params)))
+    params = NULL;
   cJSON_Delete(params);
   return ok ? out : (cJSON_Delete(out), NULL);
 }

@@ -1,9 +1,10 @@
 /*
- * The fuzz loop (fuzz.h; README.md). Each round draws a batch size and rows for it, asks the
- * implementation, judges every row against the rule, and asks one row again alone (now and
- * then the whole batch reversed too, and with --repeat the same batch again) to compare the
- * decisions. The first failure of each verdict is shrunk (shrink.h) and reported with the axis
- * values under which the rule gives the implementation's answer.
+ * The fuzz loop (fuzz.h; README.md). Each round asks a batch of filter or sample rows, judges
+ * every row against the rule, and asks one row again alone (now and then the whole batch
+ * reversed too, and with --repeat the same batch again) to compare the decisions; then a few
+ * uniform, position and speculate requests, judged whole. The first failure of each verdict
+ * is shrunk (shrink.h) and reported with the axis values under which the rule gives the
+ * implementation's answer.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz.h"
@@ -90,7 +91,9 @@ static int read_hello(fuzz_state *s, const cJSON *hello, char *why, size_t len) 
       s->o->space.engine_options &&
       (!options || (lists(options, "force_topk") && lists(options, "blacklist")));
   const cJSON *rng = cJSON_GetObjectItemCaseSensitive(hello, "rng");
-  const int own_rng = cJSON_IsString(rng) && strcmp(rng->valuestring, "own") == 0;
+  /* A draw of its own generator, or a rule's that is not the hash, predicts no token. */
+  const int own_rng = (cJSON_IsString(rng) && strcmp(rng->valuestring, "own") == 0) ||
+                      sieve_rule_get(s->judge.rule, SIEVE_AXIS_DRAW) == SIEVE_DRAW_OWN;
   for (int op = 0; op < FUZZ_OP_COUNT; op++)
     if ((s->o->ops >> op & 1) && sieve_hello_offers(hello, fuzz_op_name(op)) &&
         !(own_rng && op != FUZZ_OP_FILTER && op != FUZZ_OP_POSITION))
@@ -322,18 +325,25 @@ static cJSON *draw_uniform(fuzz_state *s) {
   return ok ? request : (cJSON_Delete(request), NULL);
 }
 
+/* The rows a request asks: its rows, its uniform's items, or one (a position, a chain). */
+static size_t rows_asked(const cJSON *request) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(request, "rows");
+  const cJSON *items = cJSON_GetObjectItemCaseSensitive(request, "items");
+  return rows ? (size_t)cJSON_GetArraySize(rows) : items ? (size_t)cJSON_GetArraySize(items) : 1;
+}
+
 /* A uniform, position or speculate request, judged whole. */
 static void judge_whole(fuzz_state *s, const cJSON *request, const cJSON *answer) {
   fuzz_failure seen = {.request = (cJSON *)request, .answer = (cJSON *)answer};
-  const cJSON *items = cJSON_GetObjectItemCaseSensitive(request, "items"), *x;
-  s->rows += items ? (size_t)cJSON_GetArraySize(items) : 1;
+  const cJSON *x;
+  s->rows += rows_asked(request);
   for (int side = 0; side < 2; side++)
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(
                               cJSON_GetObjectItemCaseSensitive(request, side ? "draft" : "target"),
                               "rows")) s->logits += (size_t)cJSON_GetArraySize(x);
   if (fuzz_judge_answer(&s->judge, request, 0, answer, &seen.judgement))
     s->out_of_memory = 1;
-  if (seen.judgement.verdict >= FUZZ_KEPT)
+  if (seen.judgement.verdict == FUZZ_REACH || seen.judgement.verdict >= FUZZ_KEPT)
     record(s, &seen);
 }
 
@@ -349,7 +359,7 @@ static void ask_op(fuzz_state *s, int op) {
     answer = ask(s, request, seen.judgement.why, sizeof seen.judgement.why);
   if (request && !answer) {
     seen.request = request;
-    s->rows += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "rows"));
+    s->rows += rows_asked(request);
     record(s, &seen);
   } else if (answer && !cJSON_HasObjectItem(request, "rows")) {
     judge_whole(s, request, answer);
@@ -536,7 +546,7 @@ static int report(fuzz_state *s, double seconds) {
  * state (shard 0 of 1 is the seed's). */
 static void name_run(fuzz_state *s) {
   const unsigned long long seed = (unsigned long long)s->o->seed;
-  s->rng.state = s->o->seed ^ (UINT64_C(0x9E3779B97F4A7C15) * s->o->shard);
+  s->rng.state = s->o->shard ? s->o->seed ^ sieve_mix64(s->o->shard) : s->o->seed;
   if (s->o->shards > 1) {
     snprintf(s->label, sizeof s->label, "seed-%llu-shard-%u-of-%u", seed, s->o->shard,
              s->o->shards);

@@ -92,6 +92,17 @@ static cJSON *oracle_with(const fuzz_judge *j, const cJSON *row, const cJSON *en
   return out;
 }
 
+int fuzz_token_possible(const fuzz_judge *j, const cJSON *row, const cJSON *engine, size_t token,
+                        int *possible) {
+  cJSON *full = oracle_with(j, row, engine, 1.0, 1);
+  const cJSON *lp =
+      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(full, "logprobs"), (int)token);
+  const int rc = full ? 0 : -1;
+  *possible = cJSON_IsNumber(lp) && lp->valuedouble != -INFINITY;
+  cJSON_Delete(full);
+  return rc;
+}
+
 /* ----------------------------------------------------------------------------- reading rows */
 
 static int protocol_number(const cJSON *x, double *out) {

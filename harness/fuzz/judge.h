@@ -1,8 +1,8 @@
 /*
- * The verdict on one answer (README.md, "Judging"): a filter or sample row's, or a uniform or
- * position request's. The oracle answers under the rule, at the implementation's precision,
- * and every decision the arithmetic of that precision could flip admits each outcome it could
- * give.
+ * The verdict on one answer (README.md, "Judging"): a filter or sample row's, or a uniform,
+ * position or speculate request's. The oracle answers under the rule, at the implementation's
+ * precision, and every decision the arithmetic of that precision could flip admits each outcome it
+ * could give.
  */
 #ifndef SIEVE_FUZZ_JUDGE_H
 #define SIEVE_FUZZ_JUDGE_H
@@ -53,8 +53,9 @@ typedef struct fuzz_judgement {
 int fuzz_judge_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine, const cJSON *got,
                    fuzz_judgement *out);
 
-/* Judges `got`: in a filter or sample request, the answer to its row `row`; in a uniform or
- * position request, the whole answer (judge_draws.c). -1 when out of memory, else 0. */
+/* Judges `got`: in a filter or sample request, the answer to its row `row`; in a uniform,
+ * position or speculate request, the whole answer (judge_draws.c). -1 when out of memory,
+ * else 0. */
 int fuzz_judge_answer(const fuzz_judge *j, const cJSON *request, size_t row, const cJSON *got,
                       fuzz_judgement *out);
 
@@ -69,6 +70,11 @@ cJSON *fuzz_oracle_row(const fuzz_judge *j, const cJSON *row, const cJSON *engin
  * count within reach, or a cut between tokens it cannot order): -1 when out of memory, else 0
  * with the answer in *close. */
 int fuzz_filter_close(const fuzz_judge *j, const cJSON *row, const cJSON *engine, int *close);
+
+/* Whether `token` has a probability above 0 in the row's full distribution (no top-p, no top-k;
+ * temperature and engine options applied): -1 when out of memory, else 0 with *possible. */
+int fuzz_token_possible(const fuzz_judge *j, const cJSON *row, const cJSON *engine, size_t token,
+                        int *possible);
 
 /* The verdict on an error in either answer: none (out untouched) when both are the same error
  * (kind and field), else FUZZ_ERROR with its reason. */

@@ -1,16 +1,19 @@
 /*
- * The verdicts on draws (judge.h; README.md, "Judging"): a sample row's token and logprob, and
- * the uniforms and positions the hash and the position rule give, which are exact.
+ * The verdicts on draws (judge.h; README.md, "Judging"): a sample row's token and logprob, a
+ * speculative chain's committed tokens, and the uniforms and positions the hash and the
+ * position rule give, which are exact.
  *
  * A sample's token is the rule's, except where a decision the precision could flip lies on its
- * way: a filter within float reach (fuzz_filter_close), or a draw within the band of a cdf step
- * that fixtures/README.md ("Close decisions") derives: 1e-6 of the total, and at float32 twice
- * the logprob bound plus (n + 2) u more, n the kept tokens. There any token of finite logit may
- * come back, and its logprob is not held to the rule's.
+ * way: a draw within the band of the token's cdf step that fixtures/README.md ("Close
+ * decisions") derives (1e-6 of the total, and at float32 twice the logprob bound plus (n + 2) u
+ * more, n the kept tokens), or a filter within float reach (fuzz_filter_close), where any token
+ * of probability above 0 in the full distribution may come back, its logprob not held to the
+ * rule's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "judge.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,48 +70,69 @@ static int read_draw(const cJSON *answer, size_t v, size_t *token, double *logpr
   return 0;
 }
 
-/* What a sample's filter decides: its oracle answer and whether it is within float reach. */
+/* What a sample's filter decides: the oracle's answer and the bound of its kept set. Whether
+ * it is within float reach is asked only where the token or its logprob is not the rule's. */
 typedef struct sample_filter {
   cJSON *row, *answer; /* the row as a filter row (logits and params), and the oracle's answer */
-  int close;
-  double bound;   /* the logprob bound of its kept set */
-  double kept;    /* its kept count */
-  int finite_any; /* the token asked about has a finite logit */
+  const cJSON *engine;
+  double bound; /* the logprob bound of its kept set */
+  double kept;  /* its kept count */
 } sample_filter;
 
-static int filter_of(const fuzz_judge *j, const cJSON *row, const cJSON *engine, size_t token,
+static int filter_of(const fuzz_judge *j, const cJSON *row, const cJSON *engine,
                      sample_filter *out) {
+  out->engine = engine;
   out->row = cJSON_CreateObject();
   if (!out->row ||
       !cJSON_AddItemReferenceToObject(out->row, "logits", (cJSON *)member(row, "logits")) ||
       (member(row, "params") &&
        !cJSON_AddItemReferenceToObject(out->row, "params", (cJSON *)member(row, "params"))))
     return -1;
-  if (fuzz_filter_close(j, out->row, engine, &out->close) != 0 ||
-      !(out->answer = fuzz_oracle_row(j, out->row, engine)))
+  if (!(out->answer = fuzz_oracle_row(j, out->row, engine)))
     return -1;
   const cJSON *kept = member(out->answer, "kept");
-  const cJSON *logit = cJSON_GetArrayItem(member(row, "logits"), (int)token);
   out->kept = cJSON_IsNumber(kept) ? kept->valuedouble : 0.0;
-  out->finite_any = cJSON_IsNumber(logit) && isfinite(logit->valuedouble);
   out->bound =
       j->precision == SIEVE_PRECISION_FLOAT32 ? fuzz_f32_bound(out->row, out->answer) : 1e-9;
   return 0;
 }
 
-/* The band of the draw's cdf steps within which a token on either side may come back. */
+/* The band of the draw's cdf steps within which a token on either side may come back, as a
+ * fraction of the total. */
 static double draw_band(const fuzz_judge *j, const sample_filter *f) {
   return 1e-6 +
          (j->precision == SIEVE_PRECISION_FLOAT32 ? 2 * f->bound + (f->kept + 2) * 0x1p-24 : 0.0);
 }
 
-static void judge_token(const fuzz_judge *j, const cJSON *want, size_t wt, size_t gt,
-                        double got_logprob, const sample_filter *f, fuzz_judgement *out) {
+/* Whether token t's step of the rule's cdf (its kept set in token order) lies within `band` of
+ * u (generators/fixture_format.py draw_tokens): the precision's draw may take it, also at u = 0,
+ * where a first token whose probability underflows is skipped. */
+static int near_draw(const sample_filter *f, size_t t, double u, double band) {
+  const cJSON *lp = member(f->answer, "logprobs"), *x;
+  double total = 0.0, below = 0.0, p = 0.0;
+  size_t i = 0;
+  cJSON_ArrayForEach(x, lp) {
+    const double q = cJSON_IsNumber(x) ? exp(x->valuedouble) : 0.0;
+    total += q;
+    below += i < t ? q : 0.0;
+    p = i++ == t ? q : p;
+  }
+  const double target = u * total, width = band * total;
+  return p > 0.0 && below <= target + width && below + p >= target - width;
+}
+
+static void judge_token(const fuzz_judge *j, const cJSON *row, const cJSON *want, size_t wt,
+                        size_t gt, double got_logprob, const sample_filter *f,
+                        fuzz_judgement *out) {
   const cJSON *margin = member(want, "draw_margin"), *u = member(want, "u");
   const double m = cJSON_IsNumber(margin) ? margin->valuedouble : 0.0;
-  /* At u = 0 the draw is exact: no rounding moves 0 past the first nonzero probability. */
-  const int draw_close = m <= draw_band(j, f) && !(cJSON_IsNumber(u) && u->valuedouble == 0.0);
-  if ((f->close || draw_close) && f->finite_any && got_logprob != -INFINITY) {
+  int close = 0, possible = 0;
+  if (cJSON_IsNumber(u) && near_draw(f, gt, u->valuedouble, draw_band(j, f))) {
+    *out = (fuzz_judgement){FUZZ_REACH, ""};
+    return;
+  }
+  if (got_logprob != -INFINITY && fuzz_filter_close(j, f->row, f->engine, &close) == 0 && close &&
+      fuzz_token_possible(j, row, f->engine, gt, &possible) == 0 && possible) {
     *out = (fuzz_judgement){FUZZ_REACH, ""};
     return;
   }
@@ -119,16 +143,21 @@ static void judge_token(const fuzz_judge *j, const cJSON *want, size_t wt, size_
            gt, wt, cJSON_IsNumber(u) ? u->valuedouble : NAN, f->kept, m);
 }
 
-static void judge_logprob(const sample_filter *f, double want, double got, fuzz_judgement *out) {
+static void judge_logprob(const fuzz_judge *j, const sample_filter *f, double want, double got,
+                          fuzz_judgement *out) {
   const double off = fabs(got - want), bound = f->bound + 1e-9 * fabs(want);
+  int close = 0;
   if (off <= bound)
     return;
-  out->verdict = f->close ? FUZZ_REACH : FUZZ_VALUE;
-  if (!f->close)
-    snprintf(out->why, sizeof out->why,
-             "the drawn token's logprob is %.17g, %.17g expected, off by %.3g beyond the "
-             "bound %.3g",
-             got, want, off, bound);
+  if (isfinite(got) && fuzz_filter_close(j, f->row, f->engine, &close) == 0 && close) {
+    out->verdict = FUZZ_REACH;
+    return;
+  }
+  out->verdict = FUZZ_VALUE;
+  snprintf(out->why, sizeof out->why,
+           "the drawn token's logprob is %.17g, %.17g expected, off by %.3g beyond the "
+           "bound %.3g",
+           got, want, off, bound);
 }
 
 static int judge_sample(const fuzz_judge *j, const cJSON *request, size_t row, const cJSON *got,
@@ -146,11 +175,11 @@ static int judge_sample(const fuzz_judge *j, const cJSON *request, size_t row, c
     fuzz_judge_errors(want, got, out);
   else if (read_draw(want, v, &wt, &wlp) != 0 || read_draw(got, v, &gt, &glp) != 0)
     *out = (fuzz_judgement){FUZZ_MALFORMED, "not a token below V with a finite logprob"};
-  else if ((rc = filter_of(j, r, member(request, "engine"), gt, &f)) == 0) {
+  else if ((rc = filter_of(j, r, member(request, "engine"), &f)) == 0) {
     if (gt != wt)
-      judge_token(j, want, wt, gt, glp, &f, out);
+      judge_token(j, r, want, wt, gt, glp, &f, out);
     else
-      judge_logprob(&f, wlp, glp, out);
+      judge_logprob(j, &f, wlp, glp, out);
   }
 done:
   cJSON_Delete(want);
@@ -201,6 +230,9 @@ static double number_of(const cJSON *x, const char *name) {
 static int test_close(const fuzz_judge *j, const cJSON *step, double bp, double bq) {
   const double p = number_of(step, "p"), q = number_of(step, "q");
   const double ratio = number_of(step, "ratio"), margin = number_of(step, "margin");
+  const double tiny = j->precision == SIEVE_PRECISION_FLOAT32 ? FLT_MIN : 0.0;
+  if ((p > 0.0 && p < tiny) || (q > 0.0 && q < tiny))
+    return 1; /* the precision may round it to 0 or apart from the other */
   if (p == 0.0 || q == 0.0 || p == q)
     return 0; /* decided in any arithmetic */
   const double u = j->precision == SIEVE_PRECISION_FLOAT32 ? 0x1p-24 : 0x1p-53;
@@ -246,11 +278,12 @@ static int chain_close(const fuzz_judge *j, const cJSON *request, const cJSON *w
 /* The committed chain: accepted, tokens and bonus, as one line; -1 when it is not one. */
 static int chain_text(const cJSON *answer, char *out, size_t len) {
   const cJSON *accepted = member(answer, "accepted"), *tokens = member(answer, "tokens"), *x;
-  if (!cJSON_IsNumber(accepted) || !cJSON_IsArray(tokens) || !cJSON_IsBool(member(answer, "bonus")))
+  if (!cJSON_IsNumber(accepted) || accepted->valuedouble != floor(accepted->valuedouble) ||
+      !cJSON_IsArray(tokens) || !cJSON_IsBool(member(answer, "bonus")))
     return -1;
   size_t at = (size_t)snprintf(out, len, "%d accepted, tokens", accepted->valueint);
   cJSON_ArrayForEach(x, tokens) {
-    if (!cJSON_IsNumber(x))
+    if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble))
       return -1;
     if (at < len)
       at += (size_t)snprintf(out + at, len - at, " %.0f", x->valuedouble);

@@ -54,12 +54,12 @@ static void run_case(FILE *out, const fuzz_junit_run *run, size_t failed) {
   fprintf(out,
           ">\n      <failure message=\"%zu of %zu rows failed (%s)\" "
           "type=\"fuzz\">%zu of %zu rows failed; the minimal cases follow as testcases of "
-          "their own. The same rows again: sieve fuzz --impl ",
+          "their own. The same rows again, with the run's other options: sieve fuzz --impl '",
           failed, run->rows, run->replay, failed, run->rows);
   xml_text(out, run->impl);
-  fputs(" --against ", out);
+  fputs("' --against '", out);
   xml_text(out, run->against);
-  fprintf(out, " %s</failure>\n    </testcase>\n", run->replay);
+  fprintf(out, "' %s</failure>\n    </testcase>\n", run->replay);
 }
 
 static void failure_case(FILE *out, const fuzz_junit_run *run, const fuzz_junit_case *c) {
