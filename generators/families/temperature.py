@@ -80,9 +80,8 @@ def cases():
     # found by sieve fuzz): at a T that is no float32 it ties a pair the others keep apart.
     a, b = tie_made_by("float64-division", 1.1)
     out.append(c(f"{F}/reciprocal-keeps-apart-a-pair-float64-division-ties-t1.1-top-k-2", F,
-                 "000:11,000:16", "Logit 520, then two below 512 at T = 1.1 (no float32): "
-                 "times the float32 1/T, or divided by the float32 T, the two stay apart, so "
-                 "top_k 2 keeps tokens 0 and 2; divided by the float64 T they tie.",
+                 "000:11,000:16", "Logit 520, two below 512 at T = 1.1: apart times 1/T or by the "
+                 "float32 T (top_k 2 keeps 0 and 2), tied by the float64 T.",
                  [520.0, a, b], t=1.1, top_k=2, axis="temperature_op"))
     out.append(c(f"{F}/t-1e-3-underflowed-token-keeps-finite-logprob", F, "000:19",
                  "At T = 1e-3 a gap of 1 is 1000: the second token's p is 0, but its "
