@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hint.h"
 #include "junit.h"
 #include "protocol/jbuf.h"
 #include "run/check.h"
@@ -30,12 +31,6 @@ const size_t fuzz_default_n_batches = sizeof fuzz_default_batches / sizeof fuzz_
 #define FUZZ_SAMPLES 16         /* failing rows kept per verdict to test the hint on */
 #define FUZZ_SAMPLE_LOGITS 4096 /* the largest row kept as such a sample */
 #define FUZZ_WHOLE_PER_ROUND 4  /* requests of each op without rows per round */
-
-/* A failing row (its request with it alone) and its answer: an axis value is named only when it
- * explains all of them. */
-typedef struct fuzz_sample {
-  cJSON *request, *answer;
-} fuzz_sample;
 
 typedef struct fuzz_state {
   const fuzz_options *o;
@@ -391,40 +386,6 @@ static void round_of(fuzz_state *s) {
 
 /* ----------------------------------------------------------------------------- the report */
 
-/* Whether the rule with axis a at v gives the answer of every kept sample of a verdict and of
- * the minimal case. */
-static int explains_all(const fuzz_state *s, const fuzz_failure *f, int a, int v) {
-  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
-  sieve_rule r = s->o->rule ? *s->o->rule : deepinfer;
-  fuzz_judge j = s->judge;
-  fuzz_judgement jd;
-  if (v == sieve_rule_get(&r, a) || sieve_rule_set(&r, a, v) != 0)
-    return 0;
-  j.rule = &r;
-  if (fuzz_judge_answer(&j, f->request, f->row, f->answer, &jd) != 0 || jd.verdict >= FUZZ_KEPT)
-    return 0;
-  const fuzz_verdict kind = f->judgement.verdict;
-  for (size_t i = 0; i < s->n_samples[kind]; i++) {
-    const fuzz_sample *k = &s->samples[kind][i];
-    if (!k->request || fuzz_judge_answer(&j, k->request, 0, k->answer, &jd) != 0 ||
-        jd.verdict >= FUZZ_KEPT)
-      return 0;
-  }
-  return 1;
-}
-
-/* The axis values under which the rule gives the answers of the minimal case and of every
- * failing row kept of its verdict, "a=v, b=w", or "". */
-static void explained_by(const fuzz_state *s, const fuzz_failure *f, char *out, size_t len) {
-  size_t at = 0;
-  out[0] = '\0';
-  for (int a = 0; a < SIEVE_AXIS_COUNT && f->answer; a++)
-    for (int v = 0; v < sieve_axis_values(a); v++)
-      if (at < len && explains_all(s, f, a, v))
-        at += (size_t)snprintf(out + at, len - at, "%s%s=%s", at ? ", " : "", sieve_axis_name(a),
-                               sieve_axis_value_name(a, v));
-}
-
 static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
   jbuf text = {0};
   if (x)
@@ -435,10 +396,38 @@ static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
   jbuf_free(&text);
 }
 
+/* What the answers of the failure's kind match (hint.h), as one line. */
+static void print_hint(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
+  const fuzz_verdict kind = f->judgement.verdict;
+  const size_t n = s->n_samples[kind];
+  char hint[600], rows[96];
+  int pairs;
+  fuzz_hint(&s->judge, s->judge.rule, f, s->samples[kind], n, hint, sizeof hint, &pairs);
+  if (n)
+    snprintf(rows, sizeof rows, "this answer and those of the %zu failing row%s kept", n,
+             n == 1 ? "" : "s");
+  else
+    snprintf(rows, sizeof rows, "this answer (no other failing row kept)");
+  if (hint[0] && !pairs)
+    fprintf(out,
+            "  of the axis values, %s gives %s: a match, not yet a cause (sieve run fits the "
+            "rule over every case)\n",
+            hint, rows);
+  else if (hint[0])
+    fprintf(out,
+            "  no axis value alone gives %s; two together do: %s: a match, not yet a cause "
+            "(sieve run fits the rule over every case)\n",
+            rows, hint);
+  else
+    fprintf(out,
+            "  no axis value alone, nor two together, give %s: no known choice of one or two "
+            "axes explains it (sieve run fits every combination over every case)\n",
+            rows);
+}
+
 static void report_failure(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
   const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
-  char hint[400];
   fprintf(out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
           fuzz_verdict_what(f->judgement.verdict), s->by_verdict[f->judgement.verdict]);
   if (rows)
@@ -458,25 +447,8 @@ static void report_failure(const fuzz_state *s, const fuzz_failure *f, FILE *out
     print_json_clipped(out, f->other_batch == 1 ? "asked alone" : "in the other shape", f->other);
   if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_TOKEN ||
       f->judgement.verdict == FUZZ_VALUE || f->judgement.verdict == FUZZ_KEY ||
-      f->judgement.verdict == FUZZ_ERROR) {
-    explained_by(s, f, hint, sizeof hint);
-    const size_t others = s->n_samples[f->judgement.verdict];
-    if (hint[0] && !others)
-      fprintf(out,
-              "  of the axis values, %s gives this answer (no other failing row kept to test "
-              "it on): a match, not yet a cause (sieve run fits the rule over every case)\n",
-              hint);
-    else if (hint[0])
-      fprintf(out,
-              "  of the axis values, %s gives this answer and those of the %zu failing "
-              "row%s kept: a match, not yet a cause (sieve run fits the rule over every case)\n",
-              hint, others, others == 1 ? "" : "s");
-    else
-      fprintf(out,
-              "  no single axis value gives this answer and those of the %zu failing row%s "
-              "kept: no known choice explains it\n",
-              others, others == 1 ? "" : "s");
-  }
+      f->judgement.verdict == FUZZ_ERROR)
+    print_hint(s, f, out);
 }
 
 /* The JUnit report: the run, and each kind of failure with its minimal case as the text report

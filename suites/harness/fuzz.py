@@ -13,17 +13,18 @@ import tempfile
 
 from sieve_cli import FAKES, ROOT
 
+NONE = "no axis value alone, nor two together"  # what a misreading's minimal case says
 MUTANTS_FOUND = {"ge-boundary": "boundary=ge", "topk-keeps-ties": "topk_ties=keep_all",
                  "temperature-after-filters": "temperature_at=after",
                  "topk-first-renormalized": "topp_scope=after_topk",
-                 "topp-inclusive-cumsum": "no single axis value"}
+                 "topp-inclusive-cumsum": NONE}
 
 # Mutants whose bug shows in another op than filter, or only on rows of one family: the op (or
 # family) that finds them, and what the minimal case says.
 MUTANTS_BY_OP = {"raw-logprobs": ("--ops", "sample", "logprobs=scaled"),
-                 "draw-ge": ("--ops", "sample", "no single axis value"),
-                 "seed-low-32-bits": ("--ops", "uniform", "no single axis value"),
-                 "decode-missing-plus-one": ("--ops", "position", "no single axis value"),
+                 "draw-ge": ("--ops", "sample", NONE),
+                 "seed-low-32-bits": ("--ops", "uniform", NONE),
+                 "decode-missing-plus-one": ("--ops", "position", NONE),
                  "spec-q-zero-rejects": ("--ops", "speculate", "spec_q_zero=reject"),
                  "spec-accept-le": ("--ops", "speculate", "spec_accept=le"),
                  "divide-by-temperature": ("--families", "collide", "temperature_op=divide")}
@@ -57,6 +58,11 @@ def checks(ctx):
         hint = [line for line in p.stdout.splitlines() if "axis value" in line]
         ctx.check(f"sieve fuzz {option} {value} finds mutant {name} and its minimal case says "
                   f"{said}", p.returncode == 1 and hint and said in hint[0], p.stdout[-600:])
+    p = fuzz(ctx, "--impl", "rule:boundary=ge,topk_ties=keep_all", "--seed", "4", "--rows",
+             "3000", "--ops", "filter")
+    ctx.check("two departures at once are named together, not as a choice sieve has no name for",
+              p.returncode == 1 and "two together do: boundary=ge with topk_ties=keep_all"
+              in p.stdout, p.stdout[-600:])
     env = dict(os.environ, SIEVE_BIN=str(ctx.sieve))
     fake = f"exec:{ctx.python} {FAKES / 'drops-top-p-above-64.py'}"
     status, report, err = ctx.run(fake, "--suite", "ordering", env=env)
