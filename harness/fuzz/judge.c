@@ -74,6 +74,14 @@ static cJSON *row_with(const cJSON *row, double top_p, int full) {
   return out;
 }
 
+cJSON *fuzz_filter_row(const cJSON *logits, const cJSON *params) {
+  cJSON *row = cJSON_CreateObject();
+  if (row && (!cJSON_AddItemReferenceToObject(row, "logits", (cJSON *)logits) ||
+              (params && !cJSON_AddItemReferenceToObject(row, "params", (cJSON *)params))))
+    return cJSON_Delete(row), NULL;
+  return row;
+}
+
 cJSON *fuzz_oracle_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine) {
   cJSON *req = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(req, "rows"), *out = NULL;
   if (req && rows && cJSON_AddStringToObject(req, "op", "filter") &&

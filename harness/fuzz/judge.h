@@ -63,6 +63,10 @@ int fuzz_judge_answer(const fuzz_judge *j, const cJSON *request, size_t row, con
  * object, when it has rows, else the whole answer (malloc'd cJSON); NULL when out of memory. */
 cJSON *fuzz_oracle_answer(const fuzz_judge *j, const cJSON *request, size_t row);
 
+/* A filter row of references to `logits` and `params` (may be NULL): what a sample row or a
+ * chain's row asks of the filter. Free it with cJSON_Delete; NULL when out of memory. */
+cJSON *fuzz_filter_row(const cJSON *logits, const cJSON *params);
+
 /* The oracle's answer to one filter row, as fuzz_oracle_answer gives it. */
 cJSON *fuzz_oracle_row(const fuzz_judge *j, const cJSON *row, const cJSON *engine);
 

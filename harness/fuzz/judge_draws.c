@@ -82,11 +82,7 @@ typedef struct sample_filter {
 static int filter_of(const fuzz_judge *j, const cJSON *row, const cJSON *engine,
                      sample_filter *out) {
   out->engine = engine;
-  out->row = cJSON_CreateObject();
-  if (!out->row ||
-      !cJSON_AddItemReferenceToObject(out->row, "logits", (cJSON *)member(row, "logits")) ||
-      (member(row, "params") &&
-       !cJSON_AddItemReferenceToObject(out->row, "params", (cJSON *)member(row, "params"))))
+  if (!(out->row = fuzz_filter_row(member(row, "logits"), member(row, "params"))))
     return -1;
   if (!(out->answer = fuzz_oracle_row(j, out->row, engine)))
     return -1;
@@ -194,12 +190,7 @@ done:
  * side has no such row (greedy drafts) or out of memory. */
 static cJSON *chain_row(const cJSON *request, const char *name, size_t j) {
   const cJSON *s = member(request, name), *logits = cJSON_GetArrayItem(member(s, "rows"), (int)j);
-  cJSON *row = logits ? cJSON_CreateObject() : NULL;
-  if (row && (!cJSON_AddItemReferenceToObject(row, "logits", (cJSON *)logits) ||
-              (member(s, "params") &&
-               !cJSON_AddItemReferenceToObject(row, "params", (cJSON *)member(s, "params")))))
-    return cJSON_Delete(row), NULL;
-  return row;
+  return logits ? fuzz_filter_row(logits, member(s, "params")) : NULL;
 }
 
 /* The logprob bound of a chain row's kept set (0 for a greedy draft), and whether its filter is

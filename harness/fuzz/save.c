@@ -29,11 +29,8 @@ static void copy_member(cJSON *to, const cJSON *from, const char *name) {
 /* A sample row's token, exact, and its logprob within the bound of its kept set. */
 static void sample_expectation(const fuzz_judge *j, const cJSON *row, const cJSON *engine,
                                const cJSON *answer, cJSON *out) {
-  cJSON *filter_row = cJSON_CreateObject(), *filtered = NULL;
-  cJSON_AddItemReferenceToObject(filter_row, "logits", (cJSON *)member(row, "logits"));
-  if (member(row, "params"))
-    cJSON_AddItemReferenceToObject(filter_row, "params", (cJSON *)member(row, "params"));
-  filtered = fuzz_oracle_row(j, filter_row, engine);
+  cJSON *filter_row = fuzz_filter_row(member(row, "logits"), member(row, "params"));
+  cJSON *filtered = filter_row ? fuzz_oracle_row(j, filter_row, engine) : NULL;
   copy_member(out, answer, "token");
   cJSON *lp = cJSON_AddObjectToObject(out, "logprob");
   cJSON_AddItemToObject(lp, "$approx", cJSON_Duplicate(member(answer, "logprob"), 1));
