@@ -18,6 +18,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -77,20 +78,27 @@ def fuzz_run(build, impl):
     """One sieve fuzz run: its verdict, rows, logits and seconds from its summary line, with the
     wall-clock seconds of the whole command beside them."""
     start = time.perf_counter()
-    proc = subprocess.run([str(build / "sieve"), "fuzz", "--impl", impl, "--seed", str(FUZZ_SEED),
-                           "--rows", str(FUZZ_ROWS)], capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    found = [FUZZ_SUMMARY.search(line) for line in proc.stdout.splitlines()]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([str(build / "sieve"), "fuzz", "--impl", impl, "--seed",
+                                 str(FUZZ_SEED), "--rows", str(FUZZ_ROWS)], stdout=out, stderr=err,
+                                text=True)
+        # wait4 gives the largest resident set of sieve fuzz, and of its child when it has one.
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0), err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    returncode = os.waitstatus_to_exitcode(status)
+    found = [FUZZ_SUMMARY.search(line) for line in stdout.splitlines()]
     found = [m for m in found if m]
     if not found:
-        sys.exit(f"bench: sieve fuzz --impl {impl} printed no summary (exit {proc.returncode}):\n"
-                 f"{proc.stderr[-2000:]}")
+        sys.exit(f"bench: sieve fuzz --impl {impl} printed no summary (exit {returncode}):\n"
+                 f"{stderr[-2000:]}")
     verdict, rows, logits, seconds = found[-1].groups()
     seconds = float(seconds) or wall  # printed to 0.1 s
     return {"impl": impl, "seed": FUZZ_SEED, "rows_asked": FUZZ_ROWS, "verdict": verdict,
             "rows": int(rows), "logits": int(logits), "seconds": seconds,
             "wall_s": round(wall, 2), "rows_per_s": round(int(rows) / seconds, 1),
-            "logits_per_s": round(int(logits) / seconds)}
+            "logits_per_s": round(int(logits) / seconds), "max_rss_mb": usage.ru_maxrss // 1024}
 
 
 def fuzz_throughput(build):
@@ -153,10 +161,11 @@ def main():
     print(f"harness: {report['harness']}")
     print(f"sieve fuzz --seed {FUZZ_SEED} --rows {FUZZ_ROWS}:")
     print(f"{'impl':>12} {'verdict':>7} {'rows':>7} {'logits':>10} {'s':>6} {'wall s':>7} "
-          f"{'rows/s':>8} {'logits/s':>10}")
+          f"{'rows/s':>8} {'logits/s':>10} {'MB':>6}")
     for name, f in report["fuzz"].items():
         print(f"{name:>12} {f['verdict']:>7} {f['rows']:>7} {f['logits']:>10} {f['seconds']:>6.1f} "
-              f"{f['wall_s']:>7.2f} {f['rows_per_s']:>8.0f} {f['logits_per_s']:>10.3g}")
+              f"{f['wall_s']:>7.2f} {f['rows_per_s']:>8.0f} {f['logits_per_s']:>10.3g} "
+              f"{f['max_rss_mb']:>6}")
     atomic_write({args.build / "bench.json": json.dumps(report, indent=1),
                   args.build / "bench.md": markdown(grid) + "\n" + fuzz_markdown(report["fuzz"])})
     print(f"bench: wrote {args.build / 'bench.json'} and {args.build / 'bench.md'}")
@@ -177,12 +186,12 @@ def markdown(grid):
 
 def fuzz_markdown(fuzz):
     """sieve fuzz's throughput as the second table of oracle/PERFORMANCE.md."""
-    lines = ["| sieve fuzz --impl | rows | logits | seconds | rows/s | logits/s |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| sieve fuzz --impl | rows | logits | seconds | rows/s | logits/s | MB |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for f in fuzz.values():
         impl = f["impl"].replace(str(ROOT) + "/", "")
         lines.append(f"| `{impl}` | {f['rows']} | {f['logits']} | {f['seconds']:.1f} | "
-                     f"{f['rows_per_s']:.0f} | {f['logits_per_s']:.3g} |")
+                     f"{f['rows_per_s']:.0f} | {f['logits_per_s']:.3g} | {f['max_rss_mb']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -13,7 +13,7 @@
 
 typedef struct fuzz_cli {
   const char *impl, *against, *seed, *time, *rows, *repeat, *save, *precision, *timeout,
-      *max_logits, *report, *shard;
+      *max_logits, *report, *shard, *jobs;
   cli_list vocab, batch, families, ops;
   int first;
   size_t vocabs[CLI_LIST_MAX], batches[CLI_LIST_MAX];
@@ -59,16 +59,17 @@ static int read_space(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
 }
 
 static int read_numbers(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
-  long long rows = 0, repeat = 1, seconds = 0, logits = 1 << 21;
+  long long rows = 0, repeat = 1, seconds = 0, logits = 1 << 21, jobs = 0;
   unsigned long long seed = (unsigned long long)time(NULL);
   if (c->seed && cli_unsigned(c->seed, &seed) != 0)
     return cli_usage_error(self, "--seed is not a whole number:", c->seed);
   if ((c->rows && cli_integer(c->rows, 1, 1LL << 40, &rows) != 0) ||
       (c->time && cli_integer(c->time, 1, 1LL << 30, &seconds) != 0) ||
       (c->repeat && cli_integer(c->repeat, 1, 100, &repeat) != 0) ||
-      (c->max_logits && cli_integer(c->max_logits, 1, 1LL << 28, &logits) != 0))
+      (c->max_logits && cli_integer(c->max_logits, 1, 1LL << 28, &logits) != 0) ||
+      (c->jobs && cli_integer(c->jobs, 1, 64, &jobs) != 0))
     return cli_usage_error(self,
-                           "--rows, --time, --repeat and --max-logits take whole numbers "
+                           "--rows, --time, --repeat, --max-logits and --jobs take whole numbers "
                            "in range",
                            NULL);
   if (c->rows && c->time)
@@ -78,6 +79,7 @@ static int read_numbers(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
   o->seconds = (double)seconds;
   o->repeat = (int)repeat;
   o->max_logits = (size_t)logits;
+  o->threads = (int)jobs;
   o->precision = c->precision ? sieve_precision_parse(c->precision) : -1;
   if (c->precision && o->precision < 0)
     return cli_usage_error(self, "--precision is float32 or float64, not", c->precision);
@@ -135,7 +137,7 @@ static int fuzz_main(const cli_command *self, int argc, char **argv) {
       {"--save", CLI_VALUE, &c.save},       {"--precision", CLI_VALUE, &c.precision},
       {"--timeout", CLI_VALUE, &c.timeout}, {"--max-logits", CLI_VALUE, &c.max_logits},
       {"--report", CLI_VALUE, &c.report},   {"--shard", CLI_VALUE, &c.shard},
-      {"--first", CLI_FLAG, &c.first}};
+      {"--jobs", CLI_VALUE, &c.jobs},       {"--first", CLI_FLAG, &c.first}};
   fuzz_options o = {.save = NULL};
   int rc = cli_parse(self, options, sizeof options / sizeof options[0], argc, argv, NULL, 0, NULL);
   if (rc != 0)
@@ -161,7 +163,7 @@ const cli_command cli_fuzz = {
     "                  [--rows N | --time SECONDS] [--vocab V,...] [--batch B,...]\n"
     "                  [--families F,...] [--ops OP,...] [--repeat K] [--save DIR]\n"
     "                  [--precision float32|float64] [--timeout S] [--max-logits N]\n"
-    "                  [--first] [--report junit=FILE] [--shard I/N]\n"
+    "                  [--first] [--report junit=FILE] [--shard I/N] [--jobs N]\n"
     "Random filter and sample rows in batches, and uniform, position and speculate\n"
     "requests, each judged against the rule (--against; DeepInfer's by default) at the\n"
     "implementation's precision, where a decision that precision could flip admits every\n"
@@ -180,11 +182,14 @@ const cli_command cli_fuzz = {
     "--ops: filter, sample, uniform, position, speculate (default: all that hello offers;\n"
     "       filter and position only where it says \"rng\":\"own\").\n"
     "--max-logits: the most logits one request carries (default 2097152).\n"
-    "--first: stop after the batch of the first failure; the report says when it came.\n"
+    "--first: stop at the first failure (the requests made by then are still asked); the\n"
+    "       report says when it came.\n"
     "--report junit=FILE: also a JUnit report: the run, and each kind of failure with its\n"
     "       minimal case (CI systems show them as testcases).\n"
     "--shard I/N: shard I of N of the seed's rows (0 <= I < N): N machines with one seed ask\n"
     "       N different streams, their JUnit testcases named by shard.\n"
+    "--jobs N: threads that judge a batch's rows (default: one per core). The next requests\n"
+    "       are made, and the answers before judged, while the implementation works.\n"
     "Exit status: 0 no failure, 1 failures, 2 a usage error, an implementation that could not\n"
     "be started or greeted, or a file not written.\n",
     fuzz_main};

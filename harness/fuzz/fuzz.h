@@ -35,6 +35,7 @@ typedef struct fuzz_options {
   const char *save;  /* a folder for the minimal cases as fixture files, or NULL */
   const char *junit; /* a JUnit report's path, or NULL */
   int timeout_ms;
+  int threads; /* that judge a batch's rows; 0: one per core */
 } fuzz_options;
 
 /* The default batch sizes. */

@@ -2,6 +2,7 @@
 #include "conn.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "recipe.h"
 #include "serve.h"
@@ -12,41 +13,93 @@ proc_status conn_start(conn *c, const impl_target *target, int timeout_ms) {
   return target->rule ? PROC_OK : proc_start(&c->p, target->argv, timeout_ms);
 }
 
-/* The oracle's answer, parsed. sieve serve answers every request with a JSON object, so a parse
- * that fails is the harness's own fault, said as such. */
-static cJSON *answered(conn *c, const cJSON *request, char *detail, size_t detail_len) {
-  sieve_serve_request(request, c->target.name, c->target.rule, &c->answer);
-  cJSON *answer = c->answer.failed ? NULL : cJSON_ParseWithLength(c->answer.data, c->answer.len);
-  if (!answer)
-    snprintf(detail, detail_len, "the oracle in process could not answer (out of memory)");
-  return answer;
-}
-
 cJSON *conn_ask(conn *c, const char *request, size_t len, char *detail, size_t detail_len) {
   if (!c->target.rule)
     return proc_ask(&c->p, request, len, detail, detail_len);
   cJSON *parsed = cJSON_ParseWithLength(request, len);
-  cJSON *answer = parsed ? answered(c, parsed, detail, detail_len) : NULL;
+  cJSON *answer = parsed ? conn_ask_json(c, parsed, detail, detail_len) : NULL;
   if (!parsed)
     snprintf(detail, detail_len, "the harness wrote a request that is not JSON");
   cJSON_Delete(parsed);
   return answer;
 }
 
-cJSON *conn_ask_json(conn *c, const cJSON *request, char *detail, size_t detail_len) {
+int conn_prepare(const conn *c, conn_request *r, const cJSON *request) {
+  *r = (conn_request){.json = request};
   if (c->target.rule)
-    return answered(c, request, detail, detail_len);
-  jbuf b = {0};
+    return 0;
   int rc = 0;
   if (c->target.reads_recipes)
-    jbuf_json(&b, request);
+    jbuf_json(&r->text, request);
   else
-    rc = sieve_recipe_write_json(&b, request, detail, detail_len);
-  cJSON *answer = rc || b.failed ? NULL : proc_ask(&c->p, b.data, b.len, detail, detail_len);
-  if (b.failed)
-    snprintf(detail, detail_len, "out of memory while writing the request");
-  jbuf_free(&b);
+    rc = sieve_recipe_write_json(&r->text, request, r->failed, sizeof r->failed);
+  if (r->text.failed)
+    snprintf(r->failed, sizeof r->failed, "out of memory while writing the request");
+  return rc || r->text.failed ? -1 : 0;
+}
+
+void conn_request_free(conn_request *r) { jbuf_free(&r->text); }
+
+/* The answer line to a prepared request, as proc_ask_line gives it. */
+static char *ask_line(conn *c, const conn_request *r, char *detail, size_t detail_len) {
+  if (r->failed[0])
+    return snprintf(detail, detail_len, "%s", r->failed), NULL;
+  if (!c->target.rule)
+    return proc_ask_line(&c->p, r->text.data, r->text.len, detail, detail_len);
+  jbuf answer = {0};
+  sieve_serve_request(r->json, c->target.name, c->target.rule, &answer);
+  if (answer.failed)
+    snprintf(detail, detail_len, "the oracle in process could not answer (out of memory)");
+  return answer.failed ? (jbuf_free(&answer), NULL) : answer.data;
+}
+
+cJSON *conn_parse_answer(conn *c, const char *line, char *detail, size_t detail_len) {
+  cJSON *answer = proc_parse_answer(line, detail, detail_len);
+  /* sieve serve answers every request with a JSON object: a parse that fails ran out of memory. */
+  if (!answer && c->target.rule)
+    snprintf(detail, detail_len, "the oracle in process could not answer (out of memory)");
   return answer;
+}
+
+cJSON *conn_ask_json(conn *c, const cJSON *request, char *detail, size_t detail_len) {
+  conn_request r;
+  conn_prepare(c, &r, request);
+  char *line = ask_line(c, &r, detail, detail_len);
+  cJSON *answer = line ? conn_parse_answer(c, line, detail, detail_len) : NULL;
+  if (line && !answer)
+    conn_restart(c, detail, detail_len);
+  free(line);
+  conn_request_free(&r);
+  return answer;
+}
+
+static void *ask_sent(void *arg) {
+  conn *c = arg;
+  c->line = ask_line(c, c->sent, c->detail, sizeof c->detail);
+  return NULL;
+}
+
+void conn_send(conn *c, const conn_request *r) {
+  c->sent = r;
+  c->detail[0] = '\0';
+  c->asking = pthread_create(&c->asker, NULL, ask_sent, c) == 0;
+  if (!c->asking)
+    ask_sent(c);
+}
+
+char *conn_answer_line(conn *c, char *detail, size_t detail_len) {
+  if (c->asking)
+    pthread_join(c->asker, NULL);
+  c->asking = 0;
+  snprintf(detail, detail_len, "%s", c->detail);
+  char *line = c->line;
+  c->line = NULL;
+  return line;
+}
+
+void conn_restart(conn *c, char *detail, size_t detail_len) {
+  if (!c->target.rule)
+    proc_restart(&c->p, detail, detail_len);
 }
 
 cJSON *conn_hello(conn *c, char *detail, size_t detail_len) {
@@ -59,5 +112,4 @@ void conn_stop(conn *c, char *how, size_t how_len) {
     proc_stop(&c->p, how, how_len);
   else if (how)
     snprintf(how, how_len, "the oracle in process");
-  jbuf_free(&c->answer);
 }

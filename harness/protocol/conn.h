@@ -8,6 +8,7 @@
 #define SIEVE_CONN_H
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "jbuf.h"
@@ -27,8 +28,13 @@ typedef struct impl_target {
 
 typedef struct conn {
   impl_target target;
-  proc p;      /* the child, when there is one */
-  jbuf answer; /* the last answer of the oracle in process */
+  proc p; /* the child, when there is one */
+  /* A request sent (conn_send), asked on a thread of its own, and its answer line. */
+  const struct conn_request *sent;
+  pthread_t asker;
+  int asking;
+  char *line;
+  char detail[600];
 } conn;
 
 /* Starts the child (the oracle needs no start); proc_start's status. */
@@ -42,6 +48,31 @@ proc_status conn_start(conn *c, const impl_target *target, int timeout_ms);
  */
 cJSON *conn_ask(conn *c, const char *request, size_t len, char *detail, size_t detail_len);
 cJSON *conn_ask_json(conn *c, const cJSON *request, char *detail, size_t detail_len);
+
+/* A request written out as the implementation reads it, ready to send. */
+typedef struct conn_request {
+  const cJSON *json;
+  jbuf text;        /* for a child */
+  char failed[300]; /* why it could not be written, or "" */
+} conn_request;
+
+/*
+ * conn_ask_json in parts, so that the implementation works while the caller does something
+ * else. conn_prepare writes the request out (on any thread: it reads `c` only); conn_send asks
+ * it on a thread of its own; conn_answer_line waits for its answer line (malloc'd), or NULL as
+ * conn_ask_json says; conn_parse_answer may parse it while the next request is sent. One
+ * request at a time is sent, and it and its JSON must live until its line.
+ */
+int conn_prepare(const conn *c, conn_request *r, const cJSON *request);
+void conn_send(conn *c, const conn_request *r);
+char *conn_answer_line(conn *c, char *detail, size_t detail_len);
+void conn_request_free(conn_request *r);
+
+/* The line as a JSON object, or NULL with `detail` saying what it is instead. */
+cJSON *conn_parse_answer(conn *c, const char *line, char *detail, size_t detail_len);
+
+/* Starts the child again after a line that was not an answer (proc_restart). */
+void conn_restart(conn *c, char *detail, size_t detail_len);
 
 /* The implementation's answer to {"op":"hello","protocol":1}, as conn_ask gives it. */
 cJSON *conn_hello(conn *c, char *detail, size_t detail_len);

@@ -132,20 +132,21 @@ static int read_some(proc *p) {
   return n > 0 ? 1 : (n < 0 && errno == EAGAIN) ? 0 : -1;
 }
 
-/* Moves the first line out of the buffer into p->line. */
+/* Moves the first line out of the buffer: malloc'd, or NULL when out of memory. */
 static char *take_line(proc *p, long n) {
-  free(p->line);
-  p->line = malloc((size_t)n + 1);
-  if (!p->line)
+  char *line = malloc((size_t)n + 1);
+  if (!line)
     return NULL;
-  memcpy(p->line, p->buf, (size_t)n);
-  p->line[n] = '\0';
+  memcpy(line, p->buf, (size_t)n);
+  line[n] = '\0';
   memmove(p->buf, p->buf + n + 1, p->len - (size_t)n - 1);
   p->len -= (size_t)n + 1;
-  return p->line;
+  return line;
 }
 
-proc_status proc_exchange(proc *p, const char *request, size_t len, char **line) {
+/* Sends `request` (one line, without its newline) and waits for one answer line; on PROC_OK
+ * *line is it, malloc'd. */
+static proc_status exchange(proc *p, const char *request, size_t len, char **line) {
   if (p->pid < 0)
     return PROC_EXITED;
   long deadline = now_ms() + p->timeout_ms;
@@ -215,8 +216,7 @@ void proc_stop(proc *p, char *how, size_t how_len) {
   if (p->err_fd >= 0)
     close(p->err_fd);
   free(p->buf);
-  free(p->line);
-  p->buf = p->line = NULL;
+  p->buf = NULL;
   p->len = p->cap = 0;
   p->pid = -1;
   p->to_child = p->from_child = p->err_fd = -1;
@@ -234,26 +234,51 @@ static void append_stderr(char *detail, size_t detail_len, const char *tail) {
            n > room ? tail + n - (room > 3 ? room - 3 : 0) : tail);
 }
 
-cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t detail_len) {
-  char *line = NULL, tail[1024], how[96] = "";
-  proc_status st = p->pid > 0 ? proc_exchange(p, request, len, &line) : PROC_NOSTART;
-  cJSON *answer = st == PROC_OK ? cJSON_Parse(line) : NULL;
-  if (answer && cJSON_IsObject(answer))
-    return answer;
-  cJSON_Delete(answer);
+/* Ends the child and starts it again, adding to `detail` how it ended (after `status`, what went
+ * wrong, when it is not a plain answer that was wrong) and the tail of its stderr. */
+static void restart(proc *p, proc_status status, char *detail, size_t detail_len) {
+  char tail[1024], how[96] = "";
   proc_stderr_tail(p, tail, sizeof tail);
-  if (st == PROC_OK)
-    snprintf(detail, detail_len, "the answer is not a JSON object: %.80s", line);
-  else if (st == PROC_TIMEOUT)
+  if (status == PROC_TIMEOUT)
     snprintf(detail, detail_len, "no answer within %d s", p->timeout_ms / 1000);
   char **argv = p->argv;
   int timeout_ms = p->timeout_ms;
   proc_stop(p, how, sizeof how);
-  if (st != PROC_OK && st != PROC_TIMEOUT)
-    snprintf(detail, detail_len, "the implementation %s (%s)", proc_status_name(st), how);
+  if (status != PROC_OK && status != PROC_TIMEOUT)
+    snprintf(detail, detail_len, "the implementation %s (%s)", proc_status_name(status), how);
   append_stderr(detail, detail_len, tail);
   proc_start(p, argv, timeout_ms);
+}
+
+char *proc_ask_line(proc *p, const char *request, size_t len, char *detail, size_t detail_len) {
+  char *line = NULL;
+  proc_status st = p->pid > 0 ? exchange(p, request, len, &line) : PROC_NOSTART;
+  if (st == PROC_OK)
+    return line;
+  restart(p, st, detail, detail_len);
   return NULL;
+}
+
+cJSON *proc_parse_answer(const char *line, char *detail, size_t detail_len) {
+  cJSON *answer = cJSON_Parse(line);
+  if (answer && cJSON_IsObject(answer))
+    return answer;
+  cJSON_Delete(answer);
+  snprintf(detail, detail_len, "the answer is not a JSON object: %.80s", line);
+  return NULL;
+}
+
+void proc_restart(proc *p, char *detail, size_t detail_len) {
+  restart(p, PROC_OK, detail, detail_len);
+}
+
+cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t detail_len) {
+  char *line = proc_ask_line(p, request, len, detail, detail_len);
+  cJSON *answer = line ? proc_parse_answer(line, detail, detail_len) : NULL;
+  if (line && !answer)
+    proc_restart(p, detail, detail_len);
+  free(line);
+  return answer;
 }
 
 void proc_stderr_tail(const proc *p, char *out, size_t max) {

@@ -28,7 +28,6 @@ typedef struct proc {
   int to_child, from_child, err_fd;
   char *buf; /* bytes read and not yet returned */
   size_t len, cap;
-  char *line; /* the last answer line returned */
   int timeout_ms;
 } proc;
 
@@ -40,17 +39,20 @@ void proc_kill_children_on_signals(void);
 proc_status proc_start(proc *p, char **argv, int timeout_ms);
 
 /*
- * Sends `request` (one line, without its newline) and waits for one answer
- * line; on PROC_OK *line points at it (NUL-terminated, without newline) until
- * the next call.
+ * One request for one answer line: the line (malloc'd, the caller's to free), or NULL when the
+ * child crashed, hung or exited. Then `detail` says which (naming how it ended and the tail of
+ * its stderr) and the child has been started again, so the next request gets a fresh one.
  */
-proc_status proc_exchange(proc *p, const char *request, size_t len, char **line);
+char *proc_ask_line(proc *p, const char *request, size_t len, char *detail, size_t detail_len);
 
-/*
- * One request for one JSON object: the answer, parsed, or NULL when the child crashed, hung,
- * exited or answered something else. Then `detail` says which (naming how it ended and the tail
- * of its stderr) and the child has been started again, so the next request gets a fresh one.
- */
+/* An answer line as a JSON object, or NULL with `detail` saying that it is not one. */
+cJSON *proc_parse_answer(const char *line, char *detail, size_t detail_len);
+
+/* Ends the child and starts it again, after an answer that was not one: a child that wrote
+ * something else may be out of step with its requests. Adds its stderr's tail to `detail`. */
+void proc_restart(proc *p, char *detail, size_t detail_len);
+
+/* proc_ask_line and proc_parse_answer, restarting the child when the line is not an answer. */
 cJSON *proc_ask(proc *p, const char *request, size_t len, char *detail, size_t detail_len);
 
 /* Kills the process group if still running and reaps it; writes how it ended into `how`. */

@@ -3,7 +3,8 @@ probabilities, so rows whose probabilities underflow and tie come up); wrong por
 through every op (filter, sample, uniform, position, speculate), and their minimal case names
 the axis value when one explains every failing row kept; a
 sampler whose batched path goes wrong only above 64 rows passes sieve run and is caught, shrunk
-to a batch of 65; --save writes a fixture file that sieve run replays; bad options are usage
+to a batch of 65; --save writes a fixture file that sieve run replays; an implementation that
+crashes or writes debug lines is reported so and the run goes on; bad options are usage
 errors."""
 
 import json
@@ -32,6 +33,43 @@ MUTANTS_BY_OP = {"raw-logprobs": ("--ops", "sample", "logprobs=scaled"),
 
 def fuzz(ctx, *args, env=None):
     return ctx.cmd("fuzz", *args, env=env)
+
+
+def verdicts(stdout):
+    """The kinds of failure a fuzz report names, in its order."""
+    return re.findall(r"^(kept set|token|value|key|error|malformed|batch|crash): ", stdout, re.M)
+
+
+def untrusted(ctx, env):
+    """A debug line before an answer, and a crash, are failures of their own; the run goes on,
+    and the answers after them are judged against their own requests."""
+    fake = f"exec:{ctx.python} {FAKES / 'debug-lines.py'}"
+    p = fuzz(ctx, "--impl", fake, "--seed", "3", "--rows", "2000", "--ops", "uniform,position",
+             env=env)
+    summary = re.search(r"FAILED: (\d+) rows .* in (\d+) requests, .*, (\d+) failed", p.stdout)
+    ctx.check("a debug line before every third uniform answer is a crash each time, and no answer "
+              "after it is judged against another request",
+              p.returncode == 1 and verdicts(p.stdout) == ["crash"] and summary
+              and int(summary[1]) >= 2000 and int(summary[3]) > 3
+              and "not a JSON object: debug" in p.stdout, p.stdout[-800:])
+    p = fuzz(ctx, "--impl", fake, "--seed", "3", "--rows", "1000", "--ops", "filter", "--batch",
+             "257", env=env)
+    summary = re.search(r"FAILED: (\d+) rows .* in (\d+) requests", p.stdout)
+    ctx.check("a crash on every filter batch above 64 rows is reported with its signal, and the "
+              "run goes on to its rows", p.returncode == 1 and verdicts(p.stdout) == ["crash"]
+              and "status 139" in p.stdout and summary and int(summary[1]) >= 1000,
+              p.stdout[-800:])
+
+
+def reproducible(ctx):
+    """The report of a seed and a row count is the same on every run, although the requests are
+    made, asked and judged on threads of their own: only its seconds differ."""
+    impl = f"lib:{ctx.mutants}/libtopk-keeps-ties.so"
+    runs = [fuzz(ctx, "--impl", impl, "--seed", "9", "--rows", "4000") for _ in range(2)]
+    texts = [re.sub(r"[0-9.]+ s\b|after [0-9.]+", "", p.stdout) for p in runs]
+    ctx.check("a seed and a row count give the same report, failures, minimal cases and hints, "
+              "on every run", runs[0].returncode == 1 and texts[0] == texts[1]
+              and "topk_ties=keep_all" in texts[0], texts[0][-400:] + texts[1][-400:])
 
 
 def checks(ctx):
@@ -63,7 +101,9 @@ def checks(ctx):
     ctx.check("two departures at once are named together, not as a choice sieve has no name for",
               p.returncode == 1 and "two together do: boundary=ge with topk_ties=keep_all"
               in p.stdout, p.stdout[-600:])
+    reproducible(ctx)
     env = dict(os.environ, SIEVE_BIN=str(ctx.sieve))
+    untrusted(ctx, env)
     fake = f"exec:{ctx.python} {FAKES / 'drops-top-p-above-64.py'}"
     status, report, err = ctx.run(fake, "--suite", "ordering", env=env)
     ctx.check("a sampler that drops top_p in batches above 64 rows passes sieve run",
@@ -110,7 +150,7 @@ def checks(ctx):
               logits[""] == logits["0/2"] != logits["1/2"] and "--shard 1/2" in p.stdout,
               str(logits))
     for bad in (["--ops", "draw"], ["--shard", "2/2"], ["--rows", "0"], ["--families", "none"],
-                ["--against", "exec:x"], ["--rows", "5", "--time", "5"]):
+                ["--against", "exec:x"], ["--rows", "5", "--time", "5"], ["--jobs", "0"]):
         p = fuzz(ctx, "--impl", "profile:deepinfer", *bad)
         ctx.check(f"sieve fuzz {' '.join(bad)} is a usage error", p.returncode == 2,
                   p.stderr[-200:])

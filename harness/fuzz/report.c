@@ -1,0 +1,139 @@
+/* The report of a fuzz run (run.h): each kind of failure with its minimal case and hint, the
+ * totals, the saved cases and the JUnit report. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "junit.h"
+#include "protocol/jbuf.h"
+#include "run.h"
+#include "run/fixture.h"
+#include "save.h"
+
+static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
+  jbuf text = {0};
+  if (x)
+    jbuf_json(&text, x);
+  const size_t n = text.data && !text.failed ? strlen(text.data) : 0;
+  fprintf(out, "  %s: %.*s%s\n", label, n > 1200 ? 1200 : n ? (int)n : 4, n ? text.data : "none",
+          n > 1200 ? " ... (clipped)" : "");
+  jbuf_free(&text);
+}
+
+/* What the answers of the failure's kind match (hint.h), as one line. */
+static void print_hint(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
+  const fuzz_verdict kind = f->judgement.verdict;
+  const size_t n = s->n_samples[kind];
+  char hint[600], rows[96];
+  int pairs;
+  fuzz_hint(&s->judge, s->judge.rule, f, s->samples[kind], n, hint, sizeof hint, &pairs);
+  if (n)
+    snprintf(rows, sizeof rows, "this answer and those of the %zu failing row%s kept", n,
+             n == 1 ? "" : "s");
+  else
+    snprintf(rows, sizeof rows, "this answer (no other failing row kept)");
+  if (hint[0] && !pairs)
+    fprintf(out,
+            "  of the axis values, %s gives %s: a match, not yet a cause (sieve run fits the "
+            "rule over every case)\n",
+            hint, rows);
+  else if (hint[0])
+    fprintf(out,
+            "  no axis value alone gives %s; two together do: %s: a match, not yet a cause "
+            "(sieve run fits the rule over every case)\n",
+            rows, hint);
+  else
+    fprintf(out,
+            "  no axis value alone, nor two together, give %s: no known choice of one or two "
+            "axes explains it (sieve run fits every combination over every case)\n",
+            rows);
+}
+
+static void report_failure(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
+  const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
+  fprintf(out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
+          fuzz_verdict_what(f->judgement.verdict), s->by_verdict[f->judgement.verdict]);
+  if (rows)
+    fprintf(out,
+            "  minimal: %s row %zu of a batch of %d, %d logits (found in a batch of %zu; "
+            "shrunk in %zu requests)\n",
+            sieve_case_str(f->request, "op"), f->row, cJSON_GetArraySize(rows),
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
+            f->asked);
+  else
+    fprintf(out, "  a %s request\n", sieve_case_str(f->request, "op"));
+  fprintf(out, "  why: %s\n", f->judgement.why);
+  print_json_clipped(out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
+                     cJSON_GetArraySize(rows) > 1 ? row : f->request);
+  print_json_clipped(out, "its answer", f->answer);
+  if (f->other)
+    print_json_clipped(out, f->other_batch == 1 ? "asked alone" : "in the other shape", f->other);
+  if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_TOKEN ||
+      f->judgement.verdict == FUZZ_VALUE || f->judgement.verdict == FUZZ_KEY ||
+      f->judgement.verdict == FUZZ_ERROR)
+    print_hint(s, f, out);
+}
+
+/* The JUnit report: the run, and each kind of failure with its minimal case as the text report
+ * gives it. */
+static int write_junit(const fuzz_state *s, double seconds) {
+  fuzz_junit_case cases[FUZZ_VERDICT_COUNT];
+  char *texts[FUZZ_VERDICT_COUNT] = {NULL}, why[4300];
+  size_t n = 0, sizes;
+  int rc = 0;
+  for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++) {
+    const fuzz_failure *f = &s->found[v];
+    FILE *text = f->request ? open_memstream(&texts[n], &sizes) : NULL;
+    if (!f->request || !text)
+      continue;
+    report_failure(s, f, text);
+    fclose(text);
+    cases[n] = (fuzz_junit_case){fuzz_verdict_name(v), sieve_case_str(f->request, "op"),
+                                 f->judgement.why,     texts[n],
+                                 s->by_verdict[v],     v == FUZZ_CRASH || v == FUZZ_MALFORMED};
+    n++;
+  }
+  const fuzz_junit_run run = {s->o->impl_arg,
+                              s->o->against,
+                              s->label,
+                              s->replay,
+                              s->o->seed,
+                              s->rows,
+                              s->by_verdict[FUZZ_REACH],
+                              seconds};
+  if (fuzz_junit_write(s->o->junit, &run, cases, n, why, sizeof why) != 0)
+    fprintf(stderr, "sieve fuzz: %s\n", why), rc = 2;
+  for (size_t i = 0; i < n; i++)
+    free(texts[i]);
+  return rc;
+}
+
+int fuzz_report(fuzz_state *s, double seconds) {
+  size_t failed = 0;
+  for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
+    if (s->found[v].request)
+      report_failure(s, &s->found[v], s->out);
+  for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
+    failed += s->by_verdict[v];
+  int rc = failed ? 1 : 0;
+  if (s->o->save && failed) {
+    char path[4200];
+    if (fuzz_save(s->o->save, s->label, s->replay, &s->judge, s->found, FUZZ_VERDICT_COUNT, path,
+                  sizeof path) == 0)
+      fprintf(s->out, "\nminimal cases saved: %s (sieve run --impl IMPL --fixtures %s)\n", path,
+              path);
+    else
+      fprintf(stderr, "sieve fuzz: %s\n", path), rc = 2;
+  }
+  fprintf(s->out,
+          "\nsieve fuzz %s: %zu rows (%zu logits) in %zu requests, %zu within float reach, %zu "
+          "failed; %zu decisions compared across shapes; %.1f s (%s)\n",
+          failed ? "FAILED" : "passed", s->rows, s->logits, s->requests, s->by_verdict[FUZZ_REACH],
+          failed, s->compared, seconds, s->replay + 2);
+  if (failed)
+    fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
+  if (s->o->junit && write_junit(s, seconds) != 0)
+    rc = 2;
+  return rc;
+}
