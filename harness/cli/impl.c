@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engines/profiles.h"
+#include "run/fixture.h"
 
 const engine_profile *impl_profile(const char *name, char *err, size_t err_len) {
   const engine_profile *p = profile_find(name);
@@ -62,20 +63,10 @@ int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t er
 const char *sieve_default_fixtures(char *buf, size_t len) {
   static const char *const places[] = {"../fixtures", "../../fixtures", "../share/sieve"};
   const char *env = getenv("SIEVE_FIXTURES");
-  char dir[PATH_MAX];
   if (env && *env) {
     snprintf(buf, len, "%s", env);
     return buf;
   }
-  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-  dir[n > 0 ? n : 0] = '\0';
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    *slash = '\0';
-  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-    snprintf(buf, len, "%s/%s/sieve-fixtures.json", dir, places[i]);
-    if (access(buf, R_OK) == 0)
-      break;
-  }
-  return buf;
+  return sieve_beside_self(places, sizeof places / sizeof places[0], "sieve-fixtures.json", buf,
+                           len);
 }

@@ -6,6 +6,7 @@
 
 #include "junit.h"
 #include "protocol/jbuf.h"
+#include "readings.h"
 #include "run.h"
 #include "run/fixture.h"
 #include "save.h"
@@ -15,8 +16,11 @@ static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
   if (x)
     jbuf_json(&text, x);
   const size_t n = text.data && !text.failed ? strlen(text.data) : 0;
-  fprintf(out, "  %s: %.*s%s\n", label, n > 1200 ? 1200 : n ? (int)n : 4, n ? text.data : "none",
-          n > 1200 ? " ... (clipped)" : "");
+  fprintf(out, "  %s: %.*s%s\n", label,
+          n > 1200 ? 1200
+          : n      ? (int)n
+                   : 4,
+          n ? text.data : "none", n > 1200 ? " ... (clipped)" : "");
   jbuf_free(&text);
 }
 
@@ -49,7 +53,70 @@ static void print_hint(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
             rows);
 }
 
-static void report_failure(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
+/* The misreadings that give each kind's answers (readings.h). */
+typedef struct named_readings {
+  fuzz_named kinds[FUZZ_VERDICT_COUNT];
+  char why[400];
+  int status; /* fuzz_name_readings's: 0 tried, 1 not DeepInfer's rule, -1 not tried */
+} named_readings;
+
+/* The kinds of failure an axis value or a reading may explain. */
+static int explicable(int verdict) {
+  return verdict == FUZZ_KEPT || verdict == FUZZ_TOKEN || verdict == FUZZ_VALUE ||
+         verdict == FUZZ_KEY || verdict == FUZZ_ERROR;
+}
+
+/* Asks the generators once for the readings of every kind's minimal case and kept rows. */
+static void name_readings(const fuzz_state *s, named_readings *named) {
+  fuzz_answered answered[FUZZ_VERDICT_COUNT * (FUZZ_SAMPLES + 1)];
+  cJSON *alone[FUZZ_VERDICT_COUNT] = {NULL};
+  size_t n = 0;
+  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
+    const fuzz_failure *f = &s->found[v];
+    if (!f->request || !explicable(v))
+      continue;
+    if (cJSON_HasObjectItem(f->request, "rows"))
+      alone[v] = fuzz_shaped(f->request, FUZZ_SHAPE_ALONE, f->row);
+    answered[n++] = (fuzz_answered){alone[v] ? alone[v] : f->request, f->answer, v};
+    for (size_t i = 0; i < s->n_samples[v]; i++)
+      answered[n++] = (fuzz_answered){s->samples[v][i].request, s->samples[v][i].answer, v};
+  }
+  named->status = fuzz_name_readings(s->judge.rule, answered, n, s->judge.precision, named->kinds,
+                                     FUZZ_VERDICT_COUNT, named->why, sizeof named->why);
+  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++)
+    cJSON_Delete(alone[v]);
+}
+
+/* The misreadings that give the answers of print_hint's line. */
+static void print_readings(const named_readings *named, int verdict, FILE *out) {
+  const fuzz_named *k = &named->kinds[verdict];
+  char of[120] = "";
+  if (k->rebuilt < k->total)
+    snprintf(of, sizeof of, " (over the %zu of these %zu answers whose requests they rebuild)",
+             k->rebuilt, k->total);
+  if (named->status < 0)
+    fprintf(out, "  the misreadings of the seed (generators/readings.py) were not tried: %s\n",
+            named->why);
+  else if (named->status == 0 && !k->rebuilt)
+    fprintf(out,
+            "  the misreadings of the seed (generators/readings.py) were not tried: the "
+            "generators refuse to rebuild the requests of these %zu answers (a decision within "
+            "float reach, or a value they cannot read)\n",
+            k->total);
+  else if (named->status == 0 && k->names[0])
+    fprintf(out,
+            "  of the misreadings of the seed (generators/readings.py)%s, those that give this "
+            "answer and more than half of the others: %s\n",
+            of, k->names);
+  else if (named->status == 0)
+    fprintf(out,
+            "  no misreading of the seed (generators/readings.py)%s gives this answer and more "
+            "than half of the others\n",
+            of);
+}
+
+static void report_failure(const fuzz_state *s, const named_readings *named, const fuzz_failure *f,
+                           FILE *out) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
   const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
   fprintf(out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
@@ -69,15 +136,15 @@ static void report_failure(const fuzz_state *s, const fuzz_failure *f, FILE *out
   print_json_clipped(out, "its answer", f->answer);
   if (f->other)
     print_json_clipped(out, f->other_batch == 1 ? "asked alone" : "in the other shape", f->other);
-  if (f->judgement.verdict == FUZZ_KEPT || f->judgement.verdict == FUZZ_TOKEN ||
-      f->judgement.verdict == FUZZ_VALUE || f->judgement.verdict == FUZZ_KEY ||
-      f->judgement.verdict == FUZZ_ERROR)
+  if (explicable(f->judgement.verdict)) {
     print_hint(s, f, out);
+    print_readings(named, f->judgement.verdict, out);
+  }
 }
 
 /* The JUnit report: the run, and each kind of failure with its minimal case as the text report
  * gives it. */
-static int write_junit(const fuzz_state *s, double seconds) {
+static int write_junit(const fuzz_state *s, const named_readings *named, double seconds) {
   fuzz_junit_case cases[FUZZ_VERDICT_COUNT];
   char *texts[FUZZ_VERDICT_COUNT] = {NULL}, why[4300];
   size_t n = 0, sizes;
@@ -87,7 +154,7 @@ static int write_junit(const fuzz_state *s, double seconds) {
     FILE *text = f->request ? open_memstream(&texts[n], &sizes) : NULL;
     if (!f->request || !text)
       continue;
-    report_failure(s, f, text);
+    report_failure(s, named, f, text);
     fclose(text);
     cases[n] = (fuzz_junit_case){fuzz_verdict_name(v), sieve_case_str(f->request, "op"),
                                  f->judgement.why,     texts[n],
@@ -111,9 +178,11 @@ static int write_junit(const fuzz_state *s, double seconds) {
 
 int fuzz_report(fuzz_state *s, double seconds) {
   size_t failed = 0;
+  named_readings named;
+  name_readings(s, &named);
   for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
     if (s->found[v].request)
-      report_failure(s, &s->found[v], s->out);
+      report_failure(s, &named, &s->found[v], s->out);
   for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
     failed += s->by_verdict[v];
   int rc = failed ? 1 : 0;
@@ -133,7 +202,7 @@ int fuzz_report(fuzz_state *s, double seconds) {
           failed, s->compared, seconds, s->replay + 2);
   if (failed)
     fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
-  if (s->o->junit && write_junit(s, seconds) != 0)
+  if (s->o->junit && write_junit(s, &named, seconds) != 0)
     rc = 2;
   return rc;
 }

@@ -21,6 +21,12 @@ typedef struct sieve_fixtures {
  * folder is EISDIR). */
 char *sieve_read_file(const char *path, size_t *len);
 
+/* The first readable `place`/`file` of `places`, folders relative to that of the running
+ * executable (build/sieve finds ../fixtures), in `buf`; the last tried when none is. Returns
+ * `buf`. */
+const char *sieve_beside_self(const char *const *places, size_t n, const char *file, char *buf,
+                              size_t len);
+
 /* Reads and parses a fixture file; 0, or -1 with a message naming the file in `err`. */
 int sieve_fixtures_load(const char *path, sieve_fixtures *out, char *err, size_t err_len);
 void sieve_fixtures_free(sieve_fixtures *f);

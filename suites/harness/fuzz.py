@@ -15,6 +15,9 @@ import tempfile
 from sieve_cli import FAKES, ROOT
 
 NONE = "no axis value alone, nor two together"  # what a misreading's minimal case says
+# Where no axis value explains a misreading, the generators' transcription of it names it.
+NAMED = "of the misreadings of the seed (generators/readings.py)"
+NAMES_ITS_READING = {"topp-inclusive-cumsum", "seed-low-32-bits", "decode-missing-plus-one"}
 MUTANTS_FOUND = {"ge-boundary": "boundary=ge", "topk-keeps-ties": "topk_ties=keep_all",
                  "temperature-after-filters": "temperature_at=after",
                  "topk-first-renormalized": "topp_scope=after_topk",
@@ -33,6 +36,14 @@ MUTANTS_BY_OP = {"raw-logprobs": ("--ops", "sample", "logprobs=scaled"),
 
 def fuzz(ctx, *args, env=None):
     return ctx.cmd("fuzz", *args, env=env)
+
+
+def names_its_reading(ctx, name, stdout):
+    """The first kind of failure's readings line names the mutant's misreading, with its count."""
+    named = [line for line in stdout.splitlines() if "misreading" in line]
+    ctx.check(f"... and the generators' transcription names its reading, {name}",
+              named and NAMED in named[0] and re.search(rf": {name} gives \d+ of \d+: ", named[0]),
+              "\n".join(named)[:600])
 
 
 def verdicts(stdout):
@@ -90,12 +101,16 @@ def checks(ctx):
         said = value if value.startswith("no ") else f"of the axis values, {value} gives"
         ctx.check(f"sieve fuzz finds mutant {name} and its minimal case says: {said}",
                   p.returncode == 1 and said in p.stdout, p.stdout[-600:])
+        if name in NAMES_ITS_READING:
+            names_its_reading(ctx, name, p.stdout)
     for name, (option, value, said) in MUTANTS_BY_OP.items():
         p = fuzz(ctx, "--impl", f"lib:{ctx.mutants}/lib{name}.so", "--seed", "1", "--time", "30",
                  "--first", option, value)
         hint = [line for line in p.stdout.splitlines() if "axis value" in line]
         ctx.check(f"sieve fuzz {option} {value} finds mutant {name} and its minimal case says "
                   f"{said}", p.returncode == 1 and hint and said in hint[0], p.stdout[-600:])
+        if name in NAMES_ITS_READING:
+            names_its_reading(ctx, name, p.stdout)
     p = fuzz(ctx, "--impl", "rule:boundary=ge,topk_ties=keep_all", "--seed", "4", "--rows",
              "3000", "--ops", "filter")
     ctx.check("two departures at once are named together, not as a choice sieve has no name for",
