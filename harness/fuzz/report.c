@@ -24,19 +24,67 @@ static void print_json_clipped(FILE *out, const char *label, const cJSON *x) {
   jbuf_free(&text);
 }
 
-/* What the answers of the failure's kind match (hint.h), as one line. */
-static void print_hint(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
-  const fuzz_verdict kind = f->judgement.verdict;
+/* What explains each kind's answers: the axis values (hint.h), and, where no value alone does,
+ * the misreadings (readings.h). */
+typedef struct explanations {
+  char hints[FUZZ_VERDICT_COUNT][600];
+  int pairs[FUZZ_VERDICT_COUNT];
+  int asked[FUZZ_VERDICT_COUNT]; /* the misreadings were asked for this kind */
+  fuzz_named readings[FUZZ_VERDICT_COUNT];
+  char why[400];
+  int status; /* fuzz_name_readings's: 0 tried, 1 not DeepInfer's rule, -1 not tried */
+} explanations;
+
+/* The kinds of failure an axis value or a reading may explain. */
+static int explicable(int verdict) {
+  return verdict == FUZZ_KEPT || verdict == FUZZ_TOKEN || verdict == FUZZ_VALUE ||
+         verdict == FUZZ_KEY || verdict == FUZZ_ERROR;
+}
+
+/* Asks the generators once for the readings of the minimal case and kept rows of every kind
+ * no axis value alone explains. */
+static void name_readings(const fuzz_state *s, explanations *e) {
+  fuzz_answered answered[FUZZ_VERDICT_COUNT * (FUZZ_SAMPLES + 1)];
+  cJSON *alone[FUZZ_VERDICT_COUNT] = {NULL};
+  size_t n = 0;
+  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
+    const fuzz_failure *f = &s->found[v];
+    if (!(e->asked[v] = f->request && explicable(v) && !(e->hints[v][0] && !e->pairs[v])))
+      continue;
+    if (cJSON_HasObjectItem(f->request, "rows"))
+      alone[v] = fuzz_shaped(f->request, FUZZ_SHAPE_ALONE, f->row);
+    answered[n++] = (fuzz_answered){alone[v] ? alone[v] : f->request, f->answer, v};
+    for (size_t i = 0; i < s->n_samples[v]; i++)
+      answered[n++] = (fuzz_answered){s->samples[v][i].request, s->samples[v][i].answer, v};
+  }
+  e->status = fuzz_name_readings(s->judge.rule, answered, n, s->judge.precision, e->readings,
+                                 FUZZ_VERDICT_COUNT, e->why, sizeof e->why);
+  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++)
+    cJSON_Delete(alone[v]);
+}
+
+static void explain(const fuzz_state *s, explanations *e) {
+  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
+    e->hints[v][0] = '\0';
+    e->pairs[v] = 0;
+    if (s->found[v].request && explicable(v))
+      fuzz_hint(&s->judge, s->judge.rule, &s->found[v], s->samples[v], s->n_samples[v], e->hints[v],
+                sizeof e->hints[v], &e->pairs[v]);
+  }
+  name_readings(s, e);
+}
+
+/* What the answers of the failure's kind match, as one line. */
+static void print_hint(const fuzz_state *s, const explanations *e, int kind, FILE *out) {
   const size_t n = s->n_samples[kind];
-  char hint[600], rows[96];
-  int pairs;
-  fuzz_hint(&s->judge, s->judge.rule, f, s->samples[kind], n, hint, sizeof hint, &pairs);
+  const char *hint = e->hints[kind];
+  char rows[96];
   if (n)
     snprintf(rows, sizeof rows, "this answer and those of the %zu failing row%s kept", n,
              n == 1 ? "" : "s");
   else
     snprintf(rows, sizeof rows, "this answer (no other failing row kept)");
-  if (hint[0] && !pairs)
+  if (hint[0] && !e->pairs[kind])
     fprintf(out,
             "  of the axis values, %s gives %s: a match, not yet a cause (sieve run fits the "
             "rule over every case)\n",
@@ -53,69 +101,37 @@ static void print_hint(const fuzz_state *s, const fuzz_failure *f, FILE *out) {
             rows);
 }
 
-/* The misreadings that give each kind's answers (readings.h). */
-typedef struct named_readings {
-  fuzz_named kinds[FUZZ_VERDICT_COUNT];
-  char why[400];
-  int status; /* fuzz_name_readings's: 0 tried, 1 not DeepInfer's rule, -1 not tried */
-} named_readings;
-
-/* The kinds of failure an axis value or a reading may explain. */
-static int explicable(int verdict) {
-  return verdict == FUZZ_KEPT || verdict == FUZZ_TOKEN || verdict == FUZZ_VALUE ||
-         verdict == FUZZ_KEY || verdict == FUZZ_ERROR;
-}
-
-/* Asks the generators once for the readings of every kind's minimal case and kept rows. */
-static void name_readings(const fuzz_state *s, named_readings *named) {
-  fuzz_answered answered[FUZZ_VERDICT_COUNT * (FUZZ_SAMPLES + 1)];
-  cJSON *alone[FUZZ_VERDICT_COUNT] = {NULL};
-  size_t n = 0;
-  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++) {
-    const fuzz_failure *f = &s->found[v];
-    if (!f->request || !explicable(v))
-      continue;
-    if (cJSON_HasObjectItem(f->request, "rows"))
-      alone[v] = fuzz_shaped(f->request, FUZZ_SHAPE_ALONE, f->row);
-    answered[n++] = (fuzz_answered){alone[v] ? alone[v] : f->request, f->answer, v};
-    for (size_t i = 0; i < s->n_samples[v]; i++)
-      answered[n++] = (fuzz_answered){s->samples[v][i].request, s->samples[v][i].answer, v};
-  }
-  named->status = fuzz_name_readings(s->judge.rule, answered, n, s->judge.precision, named->kinds,
-                                     FUZZ_VERDICT_COUNT, named->why, sizeof named->why);
-  for (int v = 0; v < FUZZ_VERDICT_COUNT; v++)
-    cJSON_Delete(alone[v]);
-}
-
-/* The misreadings that give the answers of print_hint's line. */
-static void print_readings(const named_readings *named, int verdict, FILE *out) {
-  const fuzz_named *k = &named->kinds[verdict];
+/* The misreadings that give the answers of print_hint's line, where no axis value alone does. */
+static void print_readings(const explanations *e, int kind, FILE *out) {
+  const fuzz_named *k = &e->readings[kind];
   char of[120] = "";
+  if (!e->asked[kind] || e->status == 1)
+    return;
   if (k->rebuilt < k->total)
     snprintf(of, sizeof of, " (over the %zu of these %zu answers whose requests they rebuild)",
              k->rebuilt, k->total);
-  if (named->status < 0)
+  if (e->status < 0)
     fprintf(out, "  the misreadings of the seed (generators/readings.py) were not tried: %s\n",
-            named->why);
-  else if (named->status == 0 && !k->rebuilt)
+            e->why);
+  else if (!k->rebuilt)
     fprintf(out,
             "  the misreadings of the seed (generators/readings.py) were not tried: the "
             "generators refuse to rebuild the requests of these %zu answers (a decision within "
             "float reach, or a value they cannot read)\n",
             k->total);
-  else if (named->status == 0 && k->names[0])
+  else if (k->names[0])
     fprintf(out,
             "  of the misreadings of the seed (generators/readings.py)%s, those that give this "
             "answer and more than half of the others: %s\n",
             of, k->names);
-  else if (named->status == 0)
+  else
     fprintf(out,
             "  no misreading of the seed (generators/readings.py)%s gives this answer and more "
             "than half of the others\n",
             of);
 }
 
-static void report_failure(const fuzz_state *s, const named_readings *named, const fuzz_failure *f,
+static void report_failure(const fuzz_state *s, const explanations *e, const fuzz_failure *f,
                            FILE *out) {
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(f->request, "rows");
   const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
@@ -137,14 +153,14 @@ static void report_failure(const fuzz_state *s, const named_readings *named, con
   if (f->other)
     print_json_clipped(out, f->other_batch == 1 ? "asked alone" : "in the other shape", f->other);
   if (explicable(f->judgement.verdict)) {
-    print_hint(s, f, out);
-    print_readings(named, f->judgement.verdict, out);
+    print_hint(s, e, (int)f->judgement.verdict, out);
+    print_readings(e, (int)f->judgement.verdict, out);
   }
 }
 
 /* The JUnit report: the run, and each kind of failure with its minimal case as the text report
  * gives it. */
-static int write_junit(const fuzz_state *s, const named_readings *named, double seconds) {
+static int write_junit(const fuzz_state *s, const explanations *e, double seconds) {
   fuzz_junit_case cases[FUZZ_VERDICT_COUNT];
   char *texts[FUZZ_VERDICT_COUNT] = {NULL}, why[4300];
   size_t n = 0, sizes;
@@ -154,7 +170,7 @@ static int write_junit(const fuzz_state *s, const named_readings *named, double 
     FILE *text = f->request ? open_memstream(&texts[n], &sizes) : NULL;
     if (!f->request || !text)
       continue;
-    report_failure(s, named, f, text);
+    report_failure(s, e, f, text);
     fclose(text);
     cases[n] = (fuzz_junit_case){fuzz_verdict_name(v), sieve_case_str(f->request, "op"),
                                  f->judgement.why,     texts[n],
@@ -178,11 +194,11 @@ static int write_junit(const fuzz_state *s, const named_readings *named, double 
 
 int fuzz_report(fuzz_state *s, double seconds) {
   size_t failed = 0;
-  named_readings named;
-  name_readings(s, &named);
+  explanations e;
+  explain(s, &e);
   for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
     if (s->found[v].request)
-      report_failure(s, &named, &s->found[v], s->out);
+      report_failure(s, &e, &s->found[v], s->out);
   for (int v = FUZZ_KEPT; v < FUZZ_VERDICT_COUNT; v++)
     failed += s->by_verdict[v];
   int rc = failed ? 1 : 0;
@@ -202,7 +218,7 @@ int fuzz_report(fuzz_state *s, double seconds) {
           failed, s->compared, seconds, s->replay + 2);
   if (failed)
     fprintf(s->out, "the first failure came after %.1f s\n", s->first_failure);
-  if (s->o->junit && write_junit(s, &named, seconds) != 0)
+  if (s->o->junit && write_junit(s, &e, seconds) != 0)
     rc = 2;
   return rc;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The long runs of sieve fuzz (harness/fuzz/README.md, "Evidence"): the faithful ports for
 # PORT_SECONDS each, which must not fail, then every mutant of the catalogue with --first for
-# MUTANT_SECONDS, with the seconds to its first failure and its verdict, "refused at hello"
+# MUTANT_SECONDS, with the seconds to its first failure, its verdicts and the first misreading
+# its report names, "refused at hello"
 # (a library that does not load), or "not found".
 #   long.sh ROOT PORT_SECONDS MUTANT_SECONDS
 # Exit 1 when a faithful port fails. Prints one line per run.
@@ -23,10 +24,11 @@ for lib in "$root"/build/mutants/lib*.so; do
   code=$?
   first=$(printf '%s\n' "$out" | sed -n 's/^the first failure came after \(.*\)$/\1/p')
   verdicts=$(printf '%s\n' "$out" | sed -n 's/^\([a-z][a-z ]*\): .* rows gave it)$/\1/p' | paste -sd, -)
+  reading=$(printf '%s\n' "$out" | sed -n 's/.*more than half of the others: \([^ ]*\) gives.*/\1/p' | head -1)
   if [ "$code" = 2 ]; then
     echo "mutant $name: refused at hello"
   elif [ -n "$first" ]; then
-    echo "mutant $name: $first ($verdicts)"
+    echo "mutant $name: $first ($verdicts)${reading:+, reading $reading}"
   else
     echo "mutant $name: not found in $mutant_seconds s"
   fi
