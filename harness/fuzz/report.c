@@ -140,12 +140,13 @@ static void report_failure(const fuzz_state *s, const explanations *e, const fuz
   if (rows)
     fprintf(out,
             "  minimal: %s row %zu of a batch of %d, %d logits (found in a batch of %zu; "
-            "shrunk in %zu requests)\n",
+            "shrunk in %zu request%s)\n",
             sieve_case_str(f->request, "op"), f->row, cJSON_GetArraySize(rows),
             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
-            f->asked);
+            f->asked, f->asked == 1 ? "" : "s");
   else
-    fprintf(out, "  a %s request\n", sieve_case_str(f->request, "op"));
+    fprintf(out, "  a %s request (shrunk in %zu request%s)\n", sieve_case_str(f->request, "op"),
+            f->asked, f->asked == 1 ? "" : "s");
   fprintf(out, "  why: %s\n", f->judgement.why);
   print_json_clipped(out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
                      cJSON_GetArraySize(rows) > 1 ? row : f->request);

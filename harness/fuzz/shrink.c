@@ -284,10 +284,35 @@ static void shrink_row(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t bud
       break;
 }
 
+/* ----------------------------------------------------------------------------- uniform */
+
+/* The uniform request with its item `i` alone; NULL when it has one item only. */
+static cJSON *one_item(const fuzz_failure *f, size_t i) {
+  cJSON *out = cJSON_Duplicate(f->request, 1);
+  cJSON *items = cJSON_GetObjectItemCaseSensitive(out, "items");
+  const size_t n = (size_t)cJSON_GetArraySize(items);
+  if (n < 2)
+    return cJSON_Delete(out), NULL;
+  delete_range(items, i + 1, n);
+  delete_range(items, 0, i);
+  return out;
+}
+
+/* A uniform request shrinks to the first of its items that fails alone. */
+static void shrink_items(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget) {
+  const size_t n =
+      (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f->request, "items"));
+  for (size_t i = 0; i < n && more(f, budget); i++)
+    if (try_request(c, j, f, one_item(f, i), 0))
+      return;
+}
+
 void fuzz_shrink(conn *c, const fuzz_judge *j, fuzz_failure *f, size_t budget, double seconds) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   f->deadline = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec + seconds;
+  if (f->judgement.verdict != FUZZ_CRASH && cJSON_HasObjectItem(f->request, "items"))
+    shrink_items(c, j, f, budget);
   if (f->judgement.verdict == FUZZ_CRASH || !rows_of(f->request))
     return;
   shrink_batch(c, j, f, budget);

@@ -1,7 +1,8 @@
 /*
  * Shrinking a failure (README.md, "Shrinking"): the smallest batch that still fails the same
- * way, then a smaller row: fewer tokens, rounder logits, simpler parameters. "The same way" is
- * the same verdict (judge.h) on the same row.
+ * way, then a smaller row: fewer tokens, rounder logits, simpler parameters; a uniform request,
+ * the first of its items that fails alone. "The same way" is the same verdict (judge.h) on the
+ * same row.
  */
 #ifndef SIEVE_FUZZ_SHRINK_H
 #define SIEVE_FUZZ_SHRINK_H

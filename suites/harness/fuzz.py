@@ -114,6 +114,11 @@ def checks(ctx):
                   f"{said}", p.returncode == 1 and hint and said in hint[0], p.stdout[-600:])
         if name in NAMES_ITS_READING:
             names_its_reading(ctx, name, p.stdout)
+        if value == "uniform":
+            request = re.search(r"^  request: (.*)$", p.stdout, re.M)
+            items = json.loads(request[1])["items"] if request else []
+            ctx.check("... and its uniform request shrinks to the one item that fails alone",
+                      len(items) == 1, p.stdout[-600:])
     p = fuzz(ctx, "--impl", "rule:boundary=ge,topk_ties=keep_all", "--seed", "4", "--rows",
              "3000", "--ops", "filter")
     ctx.check("two departures at once are named together, not as a choice sieve has no name for",
