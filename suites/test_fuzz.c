@@ -56,6 +56,25 @@ Test(fuzz_judge, a_top_p_one_step_below_an_exact_mass_rounds_to_it_in_float32) {
   cr_expect_eq(judged(F64, row, eleven), FUZZ_KEPT);
 }
 
+/* Three equal logits and one a float32 ulp below, which the float32 1/T of T = 2.532 scales onto
+ * them: a float32 kernel ties all four and keeps tokens 0 and 1 by id, the rule keeps 1 and 2. */
+static const char *const joins_the_tie =
+    "{\"logits\":[-0.7626152634620667,-0.7626152038574219,-0.7626152038574219,"
+    "-0.7626152038574219],\"params\":{\"temperature\":2.532001830355122,\"top_p\":0.3}}";
+
+Test(fuzz_judge, a_token_the_float32_scale_ties_with_a_class_the_cut_splits_may_lead_it) {
+  const char *by_id = "{\"logprobs\":[-0.69314718246459961,-0.69314718246459961,null,null]}";
+  cr_expect_eq(judged(F32, joins_the_tie, by_id), FUZZ_REACH);
+  cr_expect_eq(judged(F64, joins_the_tie, by_id), FUZZ_KEPT);
+  static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
+  const fuzz_judge j = {&deepinfer, "deepinfer", F32};
+  cJSON *row = cJSON_Parse(joins_the_tie);
+  int close = 0;
+  cr_assert_eq(fuzz_filter_close(&j, row, NULL, &close), 0);
+  cr_expect(close, "a speculative chain that reads this row is within reach of its filter");
+  cJSON_Delete(row);
+}
+
 Test(fuzz_judge, a_logprob_off_its_bound_errors_and_short_rows_are_failures) {
   const char *row = "{\"logits\":[1,0],\"params\":{\"top_p\":0}}";
   cr_expect_eq(judged(F32, row, "{\"logprobs\":[0,null]}"), FUZZ_ERROR);

@@ -95,6 +95,7 @@ static int greet(fuzz_state *s) {
     fprintf(s->out, "sieve fuzz: %s, %s (%s), %s judged against %s at %s\n", s->replay + 2,
             s->o->impl_arg, sieve_case_str(hello, "name"), ops, s->judge.name,
             sieve_precision_name(s->judge.precision));
+  fflush(s->out); /* the seed, first, even if the run is killed before its report */
   cJSON_Delete(hello);
   return rc;
 }

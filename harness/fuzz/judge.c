@@ -525,17 +525,29 @@ done:
 }
 
 /* Whether the cut after the first `kept` ranks falls between tokens the precision cannot order,
- * or inside a tie the rule leaves to the sort. */
+ * inside a tie the rule leaves to the sort, or inside a tie a token the precision cannot order
+ * apart from it may join, and lead by a lower id (a logit a float32 ulp below, which the float32
+ * 1/T scales onto the tie: found by a faithful port's speculative chain, seed 1301). */
 static int cut_splits_class(const reach *r, size_t kept) {
   static const sieve_rule deepinfer = SIEVE_RULE_DEEPINFER;
   const sieve_rule *rule = r->j->rule ? r->j->rule : &deepinfer;
   if (kept == 0 || kept >= r->n)
     return 0;
   const fuzz_ranked *a = &r->ranks[kept - 1], *b = &r->ranks[kept];
-  return indistinct(r, a, b) ||
-         (a->p == b->p &&
-          (sieve_rule_get(rule, SIEVE_AXIS_TOPP_TIES) == SIEVE_TOPP_TIES_UNSPECIFIED ||
-           sieve_rule_get(rule, SIEVE_AXIS_TOPK_TIES) == SIEVE_TOPK_TIES_UNSPECIFIED));
+  if (indistinct(r, a, b))
+    return 1;
+  if (a->p != b->p)
+    return 0;
+  if (sieve_rule_get(rule, SIEVE_AXIS_TOPP_TIES) == SIEVE_TOPP_TIES_UNSPECIFIED ||
+      sieve_rule_get(rule, SIEVE_AXIS_TOPK_TIES) == SIEVE_TOPK_TIES_UNSPECIFIED)
+    return 1;
+  size_t from = kept - 1, to = kept + 1;
+  while (from > 0 && r->ranks[from - 1].p == a->p)
+    from--;
+  while (to < r->n && r->ranks[to].p == a->p)
+    to++;
+  return (from > 0 && indistinct(r, &r->ranks[from - 1], &r->ranks[from])) ||
+         (to < r->n && indistinct(r, &r->ranks[to - 1], &r->ranks[to]));
 }
 
 int fuzz_filter_close(const fuzz_judge *j, const cJSON *row, const cJSON *engine, int *close) {

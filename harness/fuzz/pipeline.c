@@ -73,11 +73,12 @@ static void put(fuzz_state *s, fuzz_queue *q, fuzz_job *job) {
   pthread_mutex_unlock(&s->lock);
 }
 
-/* The first job, waiting while the queue is empty and open; NULL once it is closed and empty.
- * `holding` (may be NULL) is set while the lock is held, so that a waiter sees no gap. */
-static fuzz_job *take(fuzz_state *s, fuzz_queue *q, int *holding) {
+/* The first job, waiting (when `wait`) while the queue is empty and open; NULL once it is
+ * closed and empty, or empty when not waiting. `holding` (may be NULL) is set while the lock is
+ * held, so that a waiter sees no gap. */
+static fuzz_job *take(fuzz_state *s, fuzz_queue *q, int wait, int *holding) {
   pthread_mutex_lock(&s->lock);
-  while (!q->head && !q->closed)
+  while (wait && !q->head && !q->closed)
     pthread_cond_wait(&s->changed, &s->lock);
   fuzz_job *job = q->head;
   if (job) {
@@ -248,7 +249,7 @@ static void judge_job(fuzz_state *s, fuzz_job *job) {
 
 static void *judge(void *arg) {
   fuzz_state *s = arg;
-  for (fuzz_job *job; (job = take(s, &s->asked, &s->judging));) {
+  for (fuzz_job *job; (job = take(s, &s->asked, 1, &s->judging));) {
     const size_t logits = job->logits;
     judge_job(s, job);
     pthread_mutex_lock(&s->lock);
@@ -310,25 +311,28 @@ static void take_answer(fuzz_state *s, fuzz_job *job, char *line, fuzz_job *foll
   }
 }
 
-/* The next request made, sent. */
-static fuzz_job *send_next(fuzz_state *s) {
-  fuzz_job *job = take(s, &s->ready, NULL);
+/* The next request made, sent; when not waiting, NULL unless one is ready. */
+static fuzz_job *send_next(fuzz_state *s, int wait) {
+  fuzz_job *job = take(s, &s->ready, wait, NULL);
   if (job)
     conn_send(&s->c, &job->sent);
   return job;
 }
 
+/* The next request is sent before the answer in hand is parsed when it is ready; else after that
+ * answer is handed to the judge thread, whose judging may be what lets the generator make it
+ * (the requests held are bounded). */
 static void ask_all(fuzz_state *s) {
-  for (fuzz_job *flying = send_next(s), *following; flying; flying = following) {
+  for (fuzz_job *flying = send_next(s, 1), *following; flying; flying = following) {
     char *line = conn_answer_line(&s->c, flying->why, sizeof flying->why);
     const int shrink = shrink_pending(s);
-    following = shrink ? NULL : send_next(s);
+    following = shrink ? NULL : send_next(s, 0);
     take_answer(s, flying, line, following);
     put(s, &s->asked, flying);
-    if (shrink) {
+    if (shrink)
       shrink_found(s);
-      following = send_next(s);
-    }
+    if (!following)
+      following = send_next(s, 1);
   }
   shrink_found(s);
 }

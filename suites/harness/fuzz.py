@@ -10,7 +10,9 @@ errors."""
 import json
 import os
 import re
+import subprocess
 import tempfile
+import time
 
 from sieve_cli import FAKES, ROOT
 
@@ -34,8 +36,8 @@ MUTANTS_BY_OP = {"raw-logprobs": ("--ops", "sample", "logprobs=scaled"),
                  "divide-by-temperature": ("--families", "collide", "temperature_op=divide")}
 
 
-def fuzz(ctx, *args, env=None):
-    return ctx.cmd("fuzz", *args, env=env)
+def fuzz(ctx, *args, env=None, timeout=600):
+    return ctx.cmd("fuzz", *args, env=env, timeout=timeout)
 
 
 def names_its_reading(ctx, name, stdout):
@@ -70,6 +72,30 @@ def untrusted(ctx, env):
               "run goes on to its rows", p.returncode == 1 and verdicts(p.stdout) == ["crash"]
               and "status 139" in p.stdout and summary and int(summary[1]) >= 1000,
               p.stdout[-800:])
+
+
+def large_requests_end(ctx):
+    """A request of more logits than the pipeline may hold (one row of 262,144 tokens, or any
+    request beyond --max-logits) is asked and judged, and the run ends: it once waited forever,
+    the next request held back until the one in hand was judged. The seed is on the output
+    before the run ends."""
+    for args in (["--vocab", "262144", "--rows", "5"], ["--max-logits", "10", "--rows", "300"]):
+        try:
+            p = fuzz(ctx, "--impl", "profile:deepinfer", "--seed", "5", *args, timeout=60)
+            ok, out = p.returncode == 0 and "sieve fuzz passed" in p.stdout, p.stdout[-300:]
+        except subprocess.TimeoutExpired:
+            ok, out = False, "no end within 60 s"
+        ctx.check(f"sieve fuzz {' '.join(args)} ends", ok, out)
+    with tempfile.TemporaryFile("w+") as out:
+        p = subprocess.Popen([str(ctx.sieve), "fuzz", "--impl", "profile:deepinfer", "--seed",
+                              "8", "--time", "60"], stdout=out)
+        time.sleep(2)
+        p.kill()
+        p.wait()
+        out.seek(0)
+        first = out.readline()
+    ctx.check("the seed is written out first, before the run ends, even into a file",
+              first.startswith("sieve fuzz: seed 8,"), first)
 
 
 def reproducible(ctx, first):
@@ -124,6 +150,7 @@ def checks(ctx):
     ctx.check("two departures at once are named together, not as a choice sieve has no name for",
               p.returncode == 1 and "two together do: boundary=ge with topk_ties=keep_all"
               in p.stdout, p.stdout[-600:])
+    large_requests_end(ctx)
     env = dict(os.environ, SIEVE_BIN=str(ctx.sieve))
     untrusted(ctx, env)
     fake = f"exec:{ctx.python} {FAKES / 'drops-top-p-above-64.py'}"
