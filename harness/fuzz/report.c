@@ -101,8 +101,8 @@ static void print_hint(const fuzz_state *s, const explanations *e, int kind, FIL
             rows, hint);
   else
     fprintf(out,
-            "  no axis value alone, nor two together, give %s: no known choice of one or two "
-            "axes explains it (sieve run fits every combination over every case)\n",
+            "  no axis value alone gives %s, nor two together among the values that give some "
+            "of them (sieve run fits every combination over every case)\n",
             rows);
 }
 

@@ -16,7 +16,7 @@ import time
 
 from sieve_cli import FAKES, ROOT
 
-NONE = "no axis value alone, nor two together"  # what a misreading's minimal case says
+NONE = "no axis value alone gives"  # what a misreading's minimal case says
 # Where no axis value explains a misreading, the generators' transcription of it names it.
 NAMED = "of the misreadings of the seed (generators/readings.py)"
 NAMES_ITS_READING = {"topp-inclusive-cumsum", "seed-low-32-bits", "decode-missing-plus-one"}
