@@ -21,20 +21,23 @@ typedef struct fuzz_cli {
 } fuzz_cli;
 
 /* A list of whole numbers in [1, hi] into `out`; 0, or 2 after the usage error. */
-static int sizes(const cli_command *self, const cli_list *list, long long hi, size_t *out) {
+static int sizes(const cli_command *self, const char *option, const cli_list *list, long long hi,
+                 size_t *out) {
   for (size_t i = 0; i < list->n; i++) {
     long long x;
+    char why[96];
+    snprintf(why, sizeof why, "%s takes sizes from 1 to %lld, not", option, hi);
     if (cli_integer(list->items[i], 1, hi, &x) != 0)
-      return cli_usage_error(self, "not a size in range:", list->items[i]);
+      return cli_usage_error(self, why, list->items[i]);
     out[i] = (size_t)x;
   }
   return 0;
 }
 
 static int read_space(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
-  int rc = sizes(self, &c->vocab, 1 << 20, c->vocabs);
+  int rc = sizes(self, "--vocab", &c->vocab, 1 << 20, c->vocabs);
   if (rc == 0)
-    rc = sizes(self, &c->batch, 1024, c->batches);
+    rc = sizes(self, "--batch", &c->batch, 1024, c->batches);
   o->space.vocabs = c->vocab.n ? c->vocabs : fuzz_default_vocabs;
   o->space.n_vocabs = c->vocab.n ? c->vocab.n : fuzz_default_n_vocabs;
   o->batches = c->batch.n ? c->batches : fuzz_default_batches;
@@ -58,20 +61,29 @@ static int read_space(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
   return rc;
 }
 
+/* An option's whole number in [lo, hi] into *out when given; 0, or 2 after a usage error that
+ * names the option, its range and the value. */
+static int whole(const cli_command *self, const char *option, const char *text, long long lo,
+                 long long hi, long long *out) {
+  char why[120];
+  if (!text || cli_integer(text, lo, hi, out) == 0)
+    return 0;
+  snprintf(why, sizeof why, "%s takes a whole number from %lld to %lld, not", option, lo, hi);
+  return cli_usage_error(self, why, text);
+}
+
 static int read_numbers(const cli_command *self, fuzz_cli *c, fuzz_options *o) {
   long long rows = 0, repeat = 1, seconds = 0, logits = 1 << 21, jobs = 0;
   unsigned long long seed = (unsigned long long)time(NULL);
+  int rc = 0;
   if (c->seed && cli_unsigned(c->seed, &seed) != 0)
-    return cli_usage_error(self, "--seed is not a whole number:", c->seed);
-  if ((c->rows && cli_integer(c->rows, 1, 1LL << 40, &rows) != 0) ||
-      (c->time && cli_integer(c->time, 1, 1LL << 30, &seconds) != 0) ||
-      (c->repeat && cli_integer(c->repeat, 1, 100, &repeat) != 0) ||
-      (c->max_logits && cli_integer(c->max_logits, 1, 1LL << 28, &logits) != 0) ||
-      (c->jobs && cli_integer(c->jobs, 1, 64, &jobs) != 0))
-    return cli_usage_error(self,
-                           "--rows, --time, --repeat, --max-logits and --jobs take whole numbers "
-                           "in range",
-                           NULL);
+    return cli_usage_error(self, "--seed takes a whole number from 0 to 2^64 - 1, not", c->seed);
+  if ((rc = whole(self, "--rows", c->rows, 1, 1LL << 40, &rows)) ||
+      (rc = whole(self, "--time", c->time, 1, 1LL << 30, &seconds)) ||
+      (rc = whole(self, "--repeat", c->repeat, 1, 100, &repeat)) ||
+      (rc = whole(self, "--max-logits", c->max_logits, 1, 1LL << 28, &logits)) ||
+      (rc = whole(self, "--jobs", c->jobs, 1, 64, &jobs)))
+    return rc;
   if (c->rows && c->time)
     return cli_usage_error(self, "give --rows or --time, not both", NULL);
   o->seed = seed;
@@ -175,7 +187,8 @@ const cli_command cli_fuzz = {
     "--fixtures replays.\n"
     "--seed: the run is reproducible from it (default: the clock's seconds, printed first).\n"
     "--rows: stop after N rows (default 1000); --time: after that many seconds.\n"
-    "--vocab: sizes to draw from (default 1 to 262144, around powers of two and tile widths).\n"
+    "--vocab: sizes to draw from, up to 1048576 (default 1 to 262144, around powers of two\n"
+    "       and tile widths).\n"
     "--batch: batch sizes (default 1,2,7,64,257,1024; at most hello's \"max_batch\").\n"
     "--families: peaked, levels, bf16, fp16, holes, dyadic, collide, underflow, extremes\n"
     "       (default all).\n"

@@ -183,10 +183,13 @@ static int write_junit(const fuzz_state *s, const explanations *e, double second
                                  s->by_verdict[v],     v == FUZZ_CRASH || v == FUZZ_MALFORMED};
     n++;
   }
+  char replay[160];
+  /* The same rows: a run of that many rows makes the same requests, however it was stopped. */
+  snprintf(replay, sizeof replay, "%s --rows %zu", s->replay, s->rows_made);
   const fuzz_junit_run run = {s->o->impl_arg,
                               s->o->against,
                               s->label,
-                              s->replay,
+                              replay,
                               s->o->seed,
                               s->rows,
                               s->by_verdict[FUZZ_REACH],
