@@ -445,14 +445,20 @@ static void put(char *out, size_t len, size_t *at, const char *text) {
   *at = n < 0 || (size_t)n >= len - *at ? len - 1 : *at + (size_t)n;
 }
 
-/* "kept where the rule removes: 3 7; removed where the rule keeps: 2" (a few of each). */
+/* "kept where the rule removes: tokens 3 7; removed where the rule keeps: token 2" (a few of
+ * each): ids, named as such beside the counts before them. */
 static void describe_kept(const double *want, const double *got, size_t v, char *out, size_t len) {
   size_t at = 0;
   char id[24];
   out[0] = '\0';
   for (int side = 0; side < 2; side++) {
     size_t shown = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < v; i++)
+      count += side ? got[i] == -INFINITY && want[i] != -INFINITY
+                    : got[i] != -INFINITY && want[i] == -INFINITY;
     put(out, len, &at, side ? "; removed where the rule keeps:" : "kept where the rule removes:");
+    put(out, len, &at, count == 1 ? " token" : count ? " tokens" : "");
     for (size_t i = 0; i < v; i++)
       if ((side ? got[i] == -INFINITY && want[i] != -INFINITY
                 : got[i] != -INFINITY && want[i] == -INFINITY) &&

@@ -142,16 +142,22 @@ static void report_failure(const fuzz_state *s, const explanations *e, const fuz
   const cJSON *row = cJSON_GetArrayItem(rows, (int)f->row);
   fprintf(out, "\n%s: %s (%zu rows gave it)\n", fuzz_verdict_name(f->judgement.verdict),
           fuzz_verdict_what(f->judgement.verdict), s->by_verdict[f->judgement.verdict]);
-  if (rows)
+  const char *op = sieve_case_str(f->request, "op");
+  const int logits = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits"));
+  if (rows && f->asked)
     fprintf(out,
             "  minimal: %s row %zu of a batch of %d, %d logits (found in a batch of %zu; "
             "shrunk in %zu request%s)\n",
-            sieve_case_str(f->request, "op"), f->row, cJSON_GetArraySize(rows),
-            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "logits")), f->original_rows,
-            f->asked, f->asked == 1 ? "" : "s");
+            op, f->row, cJSON_GetArraySize(rows), logits, f->original_rows, f->asked,
+            f->asked == 1 ? "" : "s");
+  else if (rows)
+    fprintf(out, "  as found, not shrunk: %s row %zu of a batch of %d, %d logits\n", op, f->row,
+            cJSON_GetArraySize(rows), logits);
+  else if (f->asked)
+    fprintf(out, "  a %s request (shrunk in %zu request%s)\n", op, f->asked,
+            f->asked == 1 ? "" : "s");
   else
-    fprintf(out, "  a %s request (shrunk in %zu request%s)\n", sieve_case_str(f->request, "op"),
-            f->asked, f->asked == 1 ? "" : "s");
+    fprintf(out, "  a %s request (as found, not shrunk)\n", op);
   fprintf(out, "  why: %s\n", f->judgement.why);
   print_json_clipped(out, cJSON_GetArraySize(rows) > 1 ? "the failing row" : "request",
                      cJSON_GetArraySize(rows) > 1 ? row : f->request);
