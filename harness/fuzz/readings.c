@@ -105,11 +105,14 @@ static void name_kind(const cJSON *lists, const fuzz_answered *a, size_t n, int 
       continue;
     for (size_t i = first; i < n; i++)
       gives += a[i].kind == kind && rebuilt(lists, i) && expects(lists, a, i, name, precision);
+    /* A reading of an axis value gives the value beside its name, where the two differ. */
+    const char *rule = sieve_case_str(r, "rule");
+    const int aside = *rule && strcmp(rule, name) != 0;
     if (at < sizeof out->names && 2 * gives > out->rebuilt)
-      at += (size_t)snprintf(
-          out->names + at, sizeof out->names - at, "%s%s%s%s%s gives %zu of %zu: %s",
-          at ? "; " : "", name, *sieve_case_str(r, "rule") ? " (" : "", sieve_case_str(r, "rule"),
-          *sieve_case_str(r, "rule") ? ")" : "", gives, out->rebuilt, sieve_case_str(r, "hint"));
+      at += (size_t)snprintf(out->names + at, sizeof out->names - at,
+                             "%s%s%s%s%s gives %zu of %zu: %s", at ? "; " : "", name,
+                             aside ? " (" : "", aside ? rule : "", aside ? ")" : "", gives,
+                             out->rebuilt, sieve_case_str(r, "hint"));
   }
 }
 
