@@ -38,7 +38,8 @@ SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 # installs the missing ones of its list when run as root, and otherwise names them.
 RUN_PACKAGES := libcjson-dev pkg-config
 GEN_PACKAGES := $(RUN_PACKAGES) python3-torch python3-numpy python3-jsonschema
-TEST_PACKAGES := $(GEN_PACKAGES) libcriterion-dev python3-pytest clang libclang-rt-14-dev valgrind \
+WHEEL_PACKAGES := python3-setuptools python3-wheel binutils
+TEST_PACKAGES := $(GEN_PACKAGES) $(WHEEL_PACKAGES) python3-venv python3-pytest-xdist libcriterion-dev python3-pytest clang libclang-rt-14-dev valgrind \
   chromium libxml2-utils python3-yaml
 # Debian's python3, which has python3-torch; not whichever python3 is first on PATH.
 PYTHON := /usr/bin/python3
@@ -89,7 +90,8 @@ JUNIT_XSD_INTEGRITY := sha512-iDn2tlKHn8Vh8o4nCzcUVW4q7iXp7cC4EB78N0cDHIobLymyHN
 JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
 .PHONY: all deps gen-deps test-deps test test-build test-objects test-stages run examples clean install fixtures \
-  check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check fuzz-long
+  check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check fuzz-long \
+  wheel wheel-deps
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI) $(C_ADAPTER)
 
@@ -164,6 +166,22 @@ $(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/har
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $(LDSAN) -DBROKEN_$(shell echo $* | tr a-z- A-Z_) -o $@ $< $(LIB_A) $(LDLIBS)
 
+# The wheel (harness/python/README.md): the CLI linked to find its libraries beside it, in the
+# package's lib/, and the package staged and built offline with Debian's setuptools and wheel.
+WHEEL_CLI := $(BUILD)/wheel/sieve
+DIST := $(BUILD)/dist
+
+$(WHEEL_CLI): $(call obj,$(HARNESS_MAIN)) $(HARNESS_LIB_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -Wl,-rpath,'$$ORIGIN/../lib' -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
+
+wheel: deps wheel-deps $(WHEEL_CLI) $(LIB_SO)
+	@$(PYTHON) $(ROOT)/harness/python/build_wheel.py $(ROOT) $(BUILD)/wheel/stage $(WHEEL_CLI) \
+	  $(LIB_SO_REAL) $(VERSION) $(DIST)
+
+wheel-deps:
+	$(call need_packages,$(WHEEL_PACKAGES))
+
 $(BENCH): $(call obj,$(ROOT)/harness/bench/bench.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcjson -lpthread -ldl $(LDLIBS)
 
@@ -189,11 +207,13 @@ test-stages: test-build
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
 	@$(STAGE) generators $(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
 	@$(STAGE) python env SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider \
-	  $(ROOT)/oracle/python
+	  $(ROOT)/harness/python
 	@$(STAGE) fuzz sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
 	@$(STAGE) harness sh -c '$(HARNESS_CHECKS)'
 	@$(STAGE) svg $(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
 	@$(STAGE) install sh $(ROOT)/suites/check_install.sh $(ROOT)
+	@$(STAGE) wheel sh -c '$(MAKE) --no-print-directory -s wheel >/dev/null && \
+	  $(PYTHON) $(ROOT)/suites/wheel/check_wheel.py $(DIST)/sieve_conformance-*.whl'
 	@$(STAGE) action env SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/check_action.py $(CLI)
 else
 # Under ASan and UBSan: the Criterion suites, the Python module on the sanitized library, the
@@ -208,7 +228,7 @@ TEST_BUILD := all $(TESTS) $(patsubst %,$(BUILD)/mutants/lib%.so,port-faithful $
 test-stages: test-build
 	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
 	@$(STAGE) python env $(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q \
-	  -p no:cacheprovider $(ROOT)/oracle/python
+	  -p no:cacheprovider $(ROOT)/harness/python
 	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 2000 \
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
 	@$(STAGE) harness sh -c '$(HARNESS_CHECKS) --only faithful,engines,fakes,fuzz,reports,expectations,cli'
@@ -299,7 +319,7 @@ install: all
 	install -m 644 $(ROOT)/oracle/sieve.h $(ROOT)/harness/protocol/sieve_impl.h $(DEST)/include/
 	install -m 755 $(CLI) $(DEST)/bin/
 	install -m 644 $(ROOT)/fixtures/sieve-fixtures.json $(DEST)/share/sieve/
-	install -m 644 $(ROOT)/oracle/python/sieve/__init__.py $(DESTDIR)$(PYTHONDIR)/sieve/
+	install -m 644 $(ROOT)/harness/python/sieve/__init__.py $(DESTDIR)$(PYTHONDIR)/sieve/
 	printf '"""Where make install put the library and the fixtures."""\nLIB = "%s"\nFIXTURES = "%s"\n' \
 	  '$(PREFIX)/lib/$(LIB_SONAME)' '$(PREFIX)/share/sieve/sieve-fixtures.json' \
 	  > $(DESTDIR)$(PYTHONDIR)/sieve/_installed.py

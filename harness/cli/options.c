@@ -56,8 +56,11 @@ static int take(const cli_command *cmd, const cli_option *options, size_t n_opti
   *given |= 1ULL << (o - options);
   if (o->kind == CLI_VALUE)
     *(const char **)o->slot = value;
-  else if (append(o->slot, value, o->kind == CLI_LIST) != 0)
-    return cli_usage_error(cmd, "too many names given to", o->name);
+  else if (append(o->slot, value, o->kind == CLI_LIST) != 0) {
+    char why[64];
+    snprintf(why, sizeof why, "more than %d names given to", CLI_LIST_MAX);
+    return cli_usage_error(cmd, why, o->name);
+  }
   return 0;
 }
 

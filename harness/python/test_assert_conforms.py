@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sieve  # noqa: E402
 
-with open(sieve._fixtures_path(), encoding="utf-8") as _f:
+with open(sieve.fixtures_path(), encoding="utf-8") as _f:
     CASES = {c["id"]: c for c in json.load(_f)["cases"]}
 BOUNDARY = "ordering/strict-boundary-4-equal-top-p-2-of-4"  # keeps 3 tokens; >= keeps 2
 TIES = "ties/exact-tie-5-top-k-2"

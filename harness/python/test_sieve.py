@@ -1,4 +1,4 @@
-"""Tests of the Python module (oracle/python/sieve), run by make test."""
+"""Tests of the Python module (harness/python/sieve), run by make test."""
 
 import json
 import math
@@ -59,7 +59,7 @@ class Rule(unittest.TestCase):
 
 class Speculate(unittest.TestCase):
     def test_every_speculative_fixture_gets_its_expected_chain(self):
-        with open(sieve._fixtures_path(), encoding="utf-8") as f:
+        with open(sieve.fixtures_path(), encoding="utf-8") as f:
             cases = [c for c in json.load(f)["cases"] if c["family"] == "speculative"]
         checked = 0
         for c in cases:

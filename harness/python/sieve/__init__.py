@@ -1,8 +1,8 @@
 """The sieve oracle from Python: the DeepInfer sampling rule (oracle/SPEC.md) through ctypes.
 
-Standard library only; loads libsieve.so from $SIEVE_LIB, from the checkout this file is in
-(build/libsieve.so), from where `make install` put it (_installed.py, written by the install),
-or from the system. Functions take Python lists,
+Standard library only; loads libsieve.so from $SIEVE_LIB, from the wheel this file came in
+(lib/), from the checkout this file is in (build/libsieve.so), from where `make install` put it
+(_installed.py, written by the install), or from the system. Functions take Python lists,
 NumPy arrays or PyTorch tensors and give back the same kind; bad parameters raise ValueError
 with the oracle's message, which names the field.
 
@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 
 __all__ = ["filter", "sample", "speculate", "uniform", "draw", "validate", "position",
-           "assert_conforms", "Conformance", "SieveError"]
+           "assert_conforms", "Conformance", "SieveError", "Rejected", "fixtures_path"]
 
 
 class SieveError(ValueError):
@@ -29,6 +29,16 @@ class SieveError(ValueError):
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
+
+
+class Rejected(ValueError):
+    """Raised by a sampler under test (sieve.adapter, the pytest plugin) for an input it rejects:
+    its answer is an error naming `field` (temperature, top_p, top_k or logits), as
+    harness/protocol/PROTOCOL.md's errors do."""
+
+    def __init__(self, field, message):
+        super().__init__(message)
+        self.field = field
 
 
 class _Params(ctypes.Structure):
@@ -71,7 +81,9 @@ _lib = None
 def _library():
     global _lib
     if _lib is None:
-        candidates = [os.environ.get("SIEVE_LIB"), str(_HERE.parents[2] / "build" / "libsieve.so"),
+        bundled = sorted(_HERE.glob("lib/libsieve.so.*"))
+        candidates = [os.environ.get("SIEVE_LIB"), bundled and str(bundled[0]),
+                      str(_HERE.parents[2] / "build" / "libsieve.so"),
                       _installed and _installed.LIB,
                       ctypes.util.find_library("sieve")]
         path = next((c for c in candidates if c and (os.path.exists(c) or "/" not in c)), None)
@@ -259,8 +271,10 @@ _EXPECT_SCHEMAS = ("sieve-fixtures/2", "sieve-fixtures/1")
 _DETAILED = 10
 
 
-def _fixtures_path():
+def fixtures_path():
+    """The fixture file: $SIEVE_FIXTURES, the wheel's, the checkout's or the installed one."""
     candidates = [os.environ.get("SIEVE_FIXTURES"),
+                  str(_HERE / "share" / "sieve" / "sieve-fixtures.json"),
                   str(_HERE.parents[2] / "fixtures" / "sieve-fixtures.json"),
                   _installed and _installed.FIXTURES,
                   "/usr/local/share/sieve/sieve-fixtures.json", "/usr/share/sieve/sieve-fixtures.json"]
@@ -556,7 +570,7 @@ def assert_conforms(fn, fixtures=None, families=None, precision="float32",
     no case to run, raises ValueError. Returns a Conformance: the number of cases run."""
     if precision not in ("float32", "float64"):
         raise ValueError(f"precision must be 'float32' or 'float64', not {precision!r}")
-    with open(fixtures or _fixtures_path(), encoding="utf-8") as f:
+    with open(fixtures or fixtures_path(), encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     expected = _expectations(expected_failures, cases)
     failures, passed = {}, []
