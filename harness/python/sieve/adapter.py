@@ -38,7 +38,7 @@ import re
 import sys
 import traceback
 
-from . import Rejected
+from . import Rejected, _number
 
 FIELDS = ("temperature", "top_p", "top_k", "logits")
 KINDS = {"temperature": "invalid_params", "top_p": "invalid_params", "top_k": "invalid_params",
@@ -73,14 +73,11 @@ def rejection(e: Exception) -> dict:
 
 
 def number(x, field):
-    """A protocol number: a JSON number, null (-inf), or "nan", "inf", "-inf"."""
-    if x is None:
-        return -math.inf
-    if isinstance(x, str) and x in ("nan", "inf", "-inf"):
-        return float(x)
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
-        return float(x)
-    raise Malformed(field, f"{field} must be a number, not {x!r}")
+    """A protocol number (sieve._number: null is -inf, "nan", "inf", "-inf" their floats)."""
+    try:
+        return _number(x)
+    except ValueError:
+        raise Malformed(field, f"{field} must be a number, not {x!r}") from None
 
 
 def params(row: dict):

@@ -15,7 +15,7 @@ import struct
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "oracle" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "harness" / "python"))
 import sieve  # noqa: E402
 
 VARIANTS = ("rule", "spec-q-raw", "spec-draft-bf16", "spec-token-match", "spec-no-bonus",
