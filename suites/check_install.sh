@@ -84,7 +84,7 @@ assert sieve.__file__.startswith(prefix), sieve.__file__
 sieve.filter([2.0, 1.0, 0.0], top_p=0.9)
 maps = open("/proc/self/maps").read()
 assert prefix + "/lib/libsieve.so" in maps, "the installed libsieve.so was not the one loaded"
-assert sieve._fixtures_path().startswith(prefix), sieve._fixtures_path()
+assert sieve.fixtures_path().startswith(prefix), sieve.fixtures_path()
 ' "$prefix")
 }
 
