@@ -3,10 +3,15 @@
 must be well-formed and say what the text table says (the case id and parameters in the title,
 a legend with kept and removed, probability ticks, the mass line and the top_p line, one panel
 per rule, at most 40 bars and a tail bar for a large vocabulary, the draw's u), with no two
-labels overlapping; then headless Chromium renders it, and the PNG must not be blank.
+labels overlapping and no wider than a 1280-pixel page holds (1240); with --impl, a panel of the
+implementation's answer whose bars and tail say which tokens it kept, as `sieve serve` under the
+same rule answers, and DeepInfer's panel the same of DeepInfer's answer, and a cut the answer
+makes in the tail of a long row marked at its rank; then headless Chromium renders it, and the
+PNG must not be blank.
 
     /usr/bin/python3 suites/check_svg.py build/sieve      (from the repository's root)
 """
+import json
 import math
 import re
 import struct
@@ -32,6 +37,8 @@ class Scenario(NamedTuple):
     topp: bool  # a top_p line
     draw: bool  # the draw's u and the drawn bar
     tail: bool  # a tail bar
+    answer: str = ""  # the --impl rule whose answer has a panel, last
+    tail_cut: bool = False  # the answer removes tokens in the tail only: its cut is in the tail
 
 
 SCENARIOS = [
@@ -48,7 +55,21 @@ SCENARIOS = [
              ["seed-examples/000-floor-drawn-returns-processed-logprob", "--profile", "vllm"],
              ["seed-examples/000-floor-drawn-returns-processed-logprob", "top_p 0.8", "top_k 2",
               "seed 42", "position 7"], 2, True, True, False),
+    Scenario("an answer beside the rule",
+             ["ordering/strict-boundary-4-equal-top-p-2-of-4", "--impl", "rule:boundary=ge"],
+             ["ordering/strict-boundary-4-equal-top-p-2-of-4", "top_p 0.5"], 2, True, False,
+             False, "boundary=ge"),
+    Scenario("two rules and an answer, V = 32000",
+             ["large-vocab/peaked-v32000-t0.7-p0.9-k50", "--profile", "vllm", "--impl",
+              "rule:topp_scope=after_topk"],
+             ["large-vocab/peaked-v32000-t0.7-p0.9-k50", "top_k 50"], 3, True, False, True,
+             "topp_scope=after_topk"),
+    Scenario("a tail cut at top_p = 1",
+             ["large-vocab/top-k-above-v32000-keeps-all", "--impl", "rule:topp_one=float32_tail"],
+             ["large-vocab/top-k-above-v32000-keeps-all", "top_p 1"], 2, False, False, True,
+             "topp_one=float32_tail", True),
 ]
+WIDEST = 1240  # a 1280-pixel page, less its margins
 
 
 def classes(el):
@@ -95,15 +116,7 @@ def check_ticks(panel):
 
 def check_panel(panel, tail, topp, draw):
     """The facts of one rule's panel: its title, axes, bars, mass and top_p lines and draw."""
-    problems = check_ticks(panel)
-    title = " ".join(texts(panel, "panel-title"))
-    if not re.search(r"kept \d+ of \d+", title):
-        problems.append(f"the panel title {title!r} does not say kept K of V")
-    bars = [r for r in find(panel, "rect", "bar") if "tail" not in classes(r)]
-    if len(bars) > 40 or not bars:
-        problems.append(f"{len(bars)} bars")
-    if tail and not (find(panel, "rect", "tail") and any("tail" in t for t in texts(panel, "id"))):
-        problems.append("no labelled tail bar")
+    problems = check_bars(panel, tail)
     if not find(panel, "path", "mass") or not find(panel, "circle", "mass-marker"):
         problems.append("no mass line with markers")
     if topp and not any(el.get("stroke-dasharray") for el in find(panel, "line", "topp")):
@@ -113,6 +126,64 @@ def check_panel(panel, tail, topp, draw):
     if draw and not (any(re.match(r"u = 0\.\d{6} → token \d+", t) for t in texts(panel, "u"))
                      and find(panel, "rect", "drawn")):
         problems.append("no 'u = 0.xxxxxx → token N' with the drawn bar highlighted")
+    return problems
+
+
+def check_bars(panel, tail):
+    """A panel's title, probability axis, bars and tail."""
+    problems = check_ticks(panel)
+    title = " ".join(texts(panel, "panel-title"))
+    if not re.search(r"kept \d+ of \d+", title):
+        problems.append(f"the panel title {title!r} does not say kept K of V")
+    bars = [r for r in find(panel, "rect", "bar") if "tail" not in classes(r)]
+    if len(bars) > 40 or not bars:
+        problems.append(f"{len(bars)} bars")
+    if tail and not (find(panel, "rect", "tail") and any("tail" in t for t in texts(panel, "id"))):
+        problems.append("no labelled tail bar")
+    return problems
+
+
+def served_kept(sieve, case_id, rule):
+    """The ids of the tokens `sieve serve` (under `rule`, or DeepInfer's) keeps on the case."""
+    request = subprocess.run([sieve, "case", case_id, "--request"], capture_output=True,
+                             text=True, check=True).stdout
+    serve = [sieve, "serve"] + (["--rule", rule] if rule else [])
+    answer = json.loads(subprocess.run(serve, input=request, capture_output=True, text=True,
+                                       check=True).stdout)
+    return {i for i, x in enumerate(answer["rows"][0]["logprobs"]) if x is not None}
+
+
+def check_kept(panel, kept):
+    """The panel's bars are kept exactly where `kept` has their token, and its tail label counts
+    the kept tokens without a bar."""
+    shown = {}
+    for bar in find(panel, "rect", "bar"):
+        said = bar.find(NS + "title")
+        if said is not None:
+            shown[int(re.match(r"token (\d+)", said.text)[1])] = "kept" in classes(bar)
+    wrong = sorted(t for t, k in shown.items() if k != (t in kept))
+    problems = [f"the bars of tokens {wrong[:5]} say the wrong state"] if wrong else []
+    labels = [t for t in texts(panel, "tail-label") if t.endswith(" kept")]
+    in_tail = len(kept - set(shown))
+    if labels and labels[0] != f"{in_tail} kept":
+        problems.append(f"the tail says {labels[0]!r}, the answer keeps {in_tail} there")
+    return problems
+
+
+def check_answer(sieve, panels, sc):
+    """The answer's panel (the last) and DeepInfer's (the first) show the kept sets `sieve serve`
+    gives; the answer's title names it, and a cut it makes in the tail is marked at its rank."""
+    case_id, answer = sc.args[0], panels[-1]
+    problems = check_bars(answer, sc.tail)
+    problems += [f"DeepInfer's panel: {p}" for p in check_kept(panels[0],
+                                                               served_kept(sieve, case_id, ""))]
+    kept = served_kept(sieve, case_id, sc.answer)
+    problems += [f"the answer's panel: {p}" for p in check_kept(answer, kept)]
+    if not any(t.startswith("sieve-oracle: kept") for t in texts(answer, "panel-title")):
+        problems.append(f"the answer's panel title is {texts(answer, 'panel-title')}")
+    cut = [t for t in texts(answer, "cut-label") if t.startswith("its cut")]
+    if sc.tail_cut and not (cut and re.fullmatch(r"its cut: rank \d+", cut[0])):
+        problems.append(f"the answer's cut in the tail is not marked with its rank: {cut}")
     return problems
 
 
@@ -143,15 +214,18 @@ def check_overlaps(root):
             for i, j in clashes[:5]]
 
 
-def check_svg(root, sc):
+def check_svg(sieve, root, sc):
     panels = find(root, "g", "panel")
     problems = check_document(root) + check_heading(root, sc.heading)
     problems += check_legend(root, sc.topp, sc.draw) + check_overlaps(root)
     if len(panels) != sc.panels:
-        problems.append(f"{len(panels)} panels, not {sc.panels}")
-    for i, panel in enumerate(panels):
+        return problems + [f"{len(panels)} panels, not {sc.panels}"]
+    if float(root.get("width")) > WIDEST:
+        problems.append(f"{root.get('width')} pixels wide: a 1280-pixel page holds {WIDEST}")
+    rules = panels[:-1] if sc.answer else panels
+    for i, panel in enumerate(rules):
         problems += [f"panel {i}: {p}" for p in check_panel(panel, sc.tail, sc.topp, sc.draw)]
-    return problems
+    return problems + (check_answer(sieve, panels, sc) if sc.answer else [])
 
 
 def png_pixels(data):
@@ -230,7 +304,7 @@ def run_scenario(sieve, sc, tmp):
         root = ET.parse(svg).getroot()
     except ET.ParseError as e:
         return [f"the SVG is not well-formed: {e}"]
-    problems = check_svg(root, sc)
+    problems = check_svg(sieve, root, sc)
     failed = render(svg, png, root, tmp)
     return problems + ([failed] if failed else check_png(png))
 

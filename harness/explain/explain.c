@@ -169,9 +169,11 @@ static void fit_one(const cJSON *c, const cJSON *answer, int precision) {
 
 /* The answer of an implementation to a case's request, its verdict at the implementation's
  * precision and, for a failure, the detail sieve run gives (with the hint of a reading) and the
- * cause the fit names. */
-static int ask_impl(const cJSON *c, const explain_request *rq) {
-  char err[512], why[512] = "", detail[1200], causes[600];
+ * cause the fit names. The answer goes to *kept (NULL when there is none), and the name the
+ * implementation gives itself to `name`. */
+static int ask_impl(const cJSON *c, const explain_request *rq, cJSON **kept, char *name,
+                    size_t name_len) {
+  char err[512] = "", why[512] = "", detail[1200], causes[600];
   cJSON *request = sieve_case_request_compact(c, err, sizeof err);
   if (!request)
     return fprintf(stderr, "sieve explain: %s\n", err), 2;
@@ -181,6 +183,8 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
   const char *declared = sieve_case_str(hello, "precision");
   int precision = *declared ? sieve_precision_parse(declared) : SIEVE_PRECISION_FLOAT32;
   int rc = sieve_hello_check(hello, err, why, sizeof why) != 0 || precision < 0 ? 2 : 0;
+  snprintf(name, name_len, "%s",
+           *sieve_case_str(hello, "name") ? sieve_case_str(hello, "name") : rq->impl_arg);
   if (rc != 0)
     fprintf(stderr, "sieve explain: %s: %s\n", rq->impl_arg,
             precision < 0 ? "unknown precision" : why);
@@ -202,7 +206,7 @@ static int ask_impl(const cJSON *c, const explain_request *rq) {
     fit_one(c, answer, precision);
   }
   free(text);
-  cJSON_Delete(answer);
+  *kept = answer;
   cJSON_Delete(hello);
   cJSON_Delete(request);
   conn_stop(&impl, NULL, 0);
@@ -224,7 +228,11 @@ static int explain_speculative_case(const explain_request *rq, const cJSON *requ
             id, rq->svg);
     return 2;
   }
-  return rq->impl ? ask_impl(rq->fixture_case, rq) : 0;
+  cJSON *answer = NULL;
+  char name[128];
+  int rc = rq->impl ? ask_impl(rq->fixture_case, rq, &answer, name, sizeof name) : 0;
+  cJSON_Delete(answer);
+  return rc;
 }
 
 /* Whether a case's request is speculate; NULL when its request cannot be read. */
@@ -237,9 +245,37 @@ static cJSON *speculative_request(const cJSON *c) {
   return NULL;
 }
 
-/* The row, each rule's steps on it as a table, the SVG, and the implementation's answer. */
+/* The implementation's answer to the row as a panel of the picture: its first row's logprobs,
+ * or the error it answered; -1 when the answer has neither (no panel). */
+static int answer_panel(const cJSON *answer, const row_input *in, explained *e, char *error,
+                        size_t len) {
+  const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);
+  const cJSON *failed = cJSON_GetObjectItemCaseSensitive(row, "error");
+  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(row, "logprobs");
+  if (failed) {
+    snprintf(error, len, "%s of %s", sieve_case_str(failed, "kind"),
+             sieve_case_str(failed, "field"));
+    e->error = error;
+    e->rc = SIEVE_EARG;
+    return 0;
+  }
+  if (!cJSON_IsArray(lp) || (size_t)cJSON_GetArraySize(lp) != in->vocab ||
+      !(e->processed = calloc(in->vocab, sizeof *e->processed)))
+    return -1;
+  size_t i = 0;
+  for (const cJSON *x = lp->child; x; x = x->next, i++) {
+    double v = NAN;
+    req_number(x, REQ_NULL_MINUS_INF, &v);
+    e->processed[i] = isnan(v) ? -INFINITY : v;
+    e->info.kept += !isinf(e->processed[i]);
+  }
+  return 0;
+}
+
+/* The row, each rule's steps on it as a table, the implementation's answer, and the SVG: a
+ * panel for each rule and one for the answer. */
 static int explain_row(const explain_request *rq, row_input *in) {
-  explained e[2] = {{.name = "deepinfer", .rule = &profiles[0].rule}};
+  explained e[EXPLAIN_PANELS] = {{.name = "deepinfer", .rule = &profiles[0].rule}};
   size_t n_rules = rq->profile ? 2 : 1;
   if (rq->profile)
     e[1] = (explained){.name = rq->profile->name, .rule = &rq->profile->rule};
@@ -255,14 +291,22 @@ static int explain_row(const explain_request *rq, row_input *in) {
     print_table(stdout, in, e, n_rules);
   for (size_t r = 0; r < n_rules; r++)
     print_rule(stdout, in, &e[r]);
+  cJSON *answer = NULL;
+  char name[128], error[160];
+  int rc = rq->impl ? ask_impl(rq->fixture_case, rq, &answer, name, sizeof name) : 0;
+  size_t panels = n_rules;
+  e[panels] = (explained){.name = name};
+  if (answer && answer_panel(answer, in, &e[panels], error, sizeof error) == 0)
+    panels++;
   const char *id = rq->fixture_case ? sieve_case_str(rq->fixture_case, "id") : NULL;
-  if (rq->svg && e[0].rc == 0 && explain_write_svg(rq->svg, id, in, e, n_rules) != 0)
+  if (rq->svg && e[0].rc == 0 && explain_write_svg(rq->svg, id, in, e, panels) != 0)
     fprintf(stderr, "sieve explain: cannot write %s\n", rq->svg);
-  for (size_t r = 0; r < n_rules; r++) {
+  for (size_t r = 0; r <= n_rules; r++) {
     free(e[r].full);
     free(e[r].processed);
   }
-  return rq->impl ? ask_impl(rq->fixture_case, rq) : 0;
+  cJSON_Delete(answer);
+  return rc;
 }
 
 int sieve_explain(const explain_request *rq) {

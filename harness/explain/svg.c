@@ -5,8 +5,11 @@
  * it fits), the mass before each token as that rule's top-p measures it (a step line with
  * markers against a second axis, 0 to 1) with the top_p line, and where top-k and top-p cut.
  * Under a panel whose rule drew a token, the draw: the kept tokens' cdf in token-id order with
- * u marked on it. A row of more than 40 tokens shows its 40 most probable and one tail bar for
- * the rest, so that the labels never crowd, whatever the vocabulary.
+ * u marked on it. An implementation's answer has a panel of its own: the tokens it kept and
+ * removed on the same bars, and where it first removes one. A row of more tokens than the
+ * panels' width holds (40 at most) shows its most probable and one tail bar for the rest, so
+ * that the labels never crowd, whatever the vocabulary, and the picture stays within
+ * EXPLAIN_SVG_WIDTH.
  */
 #define _DEFAULT_SOURCE /* PATH_MAX, for outfile.h */
 #include "svg.h"
@@ -21,7 +24,8 @@
 #include "report/outfile.h"
 #include "report/xml.h"
 
-#define TOP_BARS 40     /* a larger row shows this many bars and one for the rest */
+#define TOP_BARS 40     /* a larger row shows at most this many bars and one for the rest */
+#define MIN_SLOT 14.0   /* the narrowest slot an upright id label fits */
 #define MARGIN 16.0     /* around the picture */
 #define LEFT_AXIS 70.0  /* left of a plot: the probability axis */
 #define RIGHT_AXIS 60.0 /* right of a plot: the mass axis */
@@ -73,7 +77,7 @@ typedef struct picture {
   const row_input *in;
   ranked_token *order;
   double tail_p; /* the full-softmax p of the tail */
-  panel panels[2];
+  panel panels[EXPLAIN_PANELS];
   size_t n_panels;
   int any_draw, any_topp, any_cut;
   layout l;
@@ -240,10 +244,26 @@ static void tally(const picture *pic, panel *pn) {
   }
 }
 
+/* An answer's panel: the first rank it removes stands where a rule's cut would. */
+static void first_removed(picture *pic, panel *pn) {
+  for (size_t r = 0; r < pic->in->vocab && pn->p_cut == pic->in->vocab; r++)
+    if (!kept(pn->e, pic->order[r].id))
+      pn->p_cut = r;
+  pic->any_cut |= pn->p_cut < pic->in->vocab;
+}
+
 static int setup_panel(picture *pic, panel *pn, const explained *e) {
   pn->e = e;
-  pn->ok = e->rc == 0 && sieve_params_check_rule(e->rule, &pic->in->params, &pn->params) == 0;
   pn->k_cut = pn->p_cut = pn->drawn_rank = pic->in->vocab;
+  if (!e->rule) {
+    pn->ok = e->rc == 0;
+    if (pn->ok) {
+      tally(pic, pn);
+      first_removed(pic, pn);
+    }
+    return 0;
+  }
+  pn->ok = e->rc == 0 && sieve_params_check_rule(e->rule, &pic->in->params, &pn->params) == 0;
   if (!pn->ok)
     return 0;
   tally(pic, pn);
@@ -268,7 +288,8 @@ static size_t legend_entries(const picture *pic, legend_entry *out) {
     snprintf(out[n++].label, sizeof out->label, "top_p = %g (right axis)", row_top_p(pic->in));
   }
   if (pic->any_cut)
-    out[n++] = (legend_entry){CUT_LINE, INK, "cut: the first rank top-k or top-p removes"};
+    out[n++] =
+        (legend_entry){CUT_LINE, INK, "cut: the first rank top-k, top-p or an answer removes"};
   return n;
 }
 
@@ -307,13 +328,19 @@ static void scale(picture *pic) {
   pic->l.ymax = pic->l.ystep * ceil(top / pic->l.ystep - 1e-9);
 }
 
+/* The slots: as many bars as a panel's share of EXPLAIN_SVG_WIDTH holds, TOP_BARS at most, and
+ * a tail bar for the rest. */
 static void plan_slots(picture *pic) {
   layout *l = &pic->l;
   size_t v = pic->in->vocab;
-  l->tail = v > TOP_BARS;
-  l->shown = l->tail ? TOP_BARS : v;
-  l->upright = l->shown > 16;
-  l->slot = fmax(l->upright ? 20 : 40, MIN_PLOT_W / (double)l->shown);
+  double n = (double)pic->n_panels;
+  double room = (EXPLAIN_SVG_WIDTH - 2 * MARGIN - (n - 1) * GAP) / n - LEFT_AXIS - RIGHT_AXIS;
+  size_t fits = (size_t)fmax(1, floor((room - TAIL_W) / MIN_SLOT));
+  l->tail = v > TOP_BARS || (double)v * MIN_SLOT > room;
+  l->shown = !l->tail ? v : fits < TOP_BARS ? fits : TOP_BARS;
+  double want = fmax(l->shown > 16 ? 20 : 40, MIN_PLOT_W / (double)l->shown);
+  l->slot = fmin(want, (room - (l->tail ? TAIL_W : 0)) / (double)l->shown);
+  l->upright = l->shown > 16 || l->slot < 40;
   l->plot_w = (double)l->shown * l->slot + (l->tail ? TAIL_W : 0);
   for (size_t r = l->shown; r < v; r++)
     pic->tail_p += pic->order[r].p;
@@ -514,22 +541,42 @@ static void bars(const picture *pic, const panel *pn, double x0) {
   }
 }
 
-/* The tail: one bar of the tokens below the best 40, its kept part dark under the removed
- * part. A tail taller than the axis is broken at the top, and its parts are then in proportion
- * to their mass, so that a tail mostly removed looks it. */
+/* The tail: one bar of the tokens below the best shown, its kept part dark under the removed
+ * part, in proportion to their mass. A tail taller than the axis is broken at the top; one too
+ * short to show its parts is drawn TAIL_MIN_H tall and marked enlarged, so that a cut in the
+ * tail of a peaked row shows. */
+#define TAIL_MIN_H 40.0
+
+static int tail_enlarged(const picture *pic) {
+  return pic->tail_p > 0 && plot_bottom(&pic->l) - y_p(&pic->l, pic->tail_p) < TAIL_MIN_H;
+}
+
+static double tail_top(const picture *pic) {
+  return tail_enlarged(pic) ? plot_bottom(&pic->l) - TAIL_MIN_H : y_p(&pic->l, pic->tail_p);
+}
+
 static double tail_kept_top(const picture *pic, const panel *pn) {
-  const layout *l = &pic->l;
-  if (pic->tail_p > l->ymax)
-    return plot_bottom(l) - PLOT_H * pn->tail_kept / pic->tail_p;
-  return y_p(l, pn->tail_kept);
+  double h = plot_bottom(&pic->l) - tail_top(pic);
+  return plot_bottom(&pic->l) - (pic->tail_p > 0 ? h * pn->tail_kept / pic->tail_p : 0);
 }
 
 static void tail_bar(const picture *pic, const panel *pn, double x0) {
   const layout *l = &pic->l;
   double x = x0 + slot_left(l, l->shown) + 10, w = TAIL_W - 20;
-  double top = y_p(l, pic->tail_p), kept_top = tail_kept_top(pic, pn);
-  rect(pic->f, "bar tail removed", x, top, w, kept_top - top, REMOVED);
-  rect(pic->f, "bar tail kept", x, kept_top, w, plot_bottom(l) - kept_top, KEPT);
+  double top = tail_top(pic), kept_top = tail_kept_top(pic, pn);
+  const char *enlarged = tail_enlarged(pic) ? " enlarged" : "";
+  fprintf(pic->f,
+          "<rect class=\"bar tail removed%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+          "height=\"%.1f\" fill=\"%s\"/>\n",
+          enlarged, x, top, w, fmax(kept_top - top, 0), REMOVED);
+  fprintf(pic->f,
+          "<rect class=\"bar tail kept%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+          "height=\"%.1f\" fill=\"%s\"/>\n",
+          enlarged, x, kept_top, w, fmax(plot_bottom(l) - kept_top, 0), KEPT);
+  if (*enlarged)
+    text(pic->f, x + w / 2, top - 18, 0,
+         "class=\"enlarged\" text-anchor=\"middle\" font-size=\"9\" fill=\"" MUTED "\"",
+         "(bar enlarged)");
   if (pic->tail_p > l->ymax)
     fprintf(pic->f,
             "<path class=\"break\" d=\"M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f\" "
@@ -547,7 +594,7 @@ static void bar_values(const picture *pic, const panel *pn, double x0) {
   }
   if (!l->tail)
     return;
-  double top = y_p(l, pic->tail_p), cx = x0 + slot_left(l, l->shown) + TAIL_W / 2;
+  double top = tail_top(pic), cx = x0 + slot_left(l, l->shown) + TAIL_W / 2;
   double at = pic->tail_p > l->ymax ? top + 36 : top;
   value_label(pic, cx, TAIL_W, at, pic->tail_p, at + 12 < tail_kept_top(pic, pn) ? REMOVED : KEPT);
 }
@@ -683,17 +730,38 @@ static void draw_strip(const picture *pic, const panel *pn, double x0) {
 
 /* ----------------------------------------------------------- the panels */
 
+/* `s` cut to `width` at font size `size`, ending in "…" where it was cut. */
+static void clip(char *s, double width, double size) {
+  size_t n = strlen(s);
+  if (text_w(s, size) <= width)
+    return;
+  while (n > 0 && (text_w(s, size) + text_w("…", size) > width || (s[n] & 0xC0) == 0x80))
+    s[--n] = '\0';
+  strcat(s, "…");
+}
+
 static void panel_title(const picture *pic, const panel *pn, double x0) {
   const layout *l = &pic->l;
   const explained *e = pn->e;
   double y = l->plot_top - 52;
   const char *bold = "class=\"panel-title\" font-size=\"13\" font-weight=\"bold\"";
-  if (e->rc != 0) {
-    text(pic->f, x0, y, 0, bold, "%s: %s (%s)", e->name, sieve_err_name(e->rc),
-         sieve_strerror(e->rc));
+  char title[320];
+  if (e->rc != 0 && e->error)
+    snprintf(title, sizeof title - 4, "%s answers an error: %s", e->name, e->error);
+  else if (e->rc != 0)
+    snprintf(title, sizeof title - 4, "%s: %s (%s)", e->name, sieve_err_name(e->rc),
+             sieve_strerror(e->rc));
+  else
+    snprintf(title, sizeof title - 4, "%s: kept %zu of %zu", e->name, e->info.kept, pic->in->vocab);
+  clip(title, l->plot_w + RIGHT_AXIS - 4, 13);
+  text(pic->f, x0, y, 0, bold, "%s", title);
+  if (e->rc != 0)
+    return;
+  if (!e->rule) {
+    text(pic->f, x0, y + 15, 0, "class=\"panel-note\" fill=\"" MUTED "\"",
+         "the implementation's answer: the tokens it kept");
     return;
   }
-  text(pic->f, x0, y, 0, bold, "%s: kept %zu of %zu", e->name, e->info.kept, pic->in->vocab);
   int scope = sieve_rule_get(e->rule, SIEVE_AXIS_TOPP_SCOPE);
   int ge = sieve_rule_get(e->rule, SIEVE_AXIS_BOUNDARY) == SIEVE_BOUNDARY_GE;
   text(pic->f, x0, y + 15, 0, "class=\"panel-note\" fill=\"" MUTED "\"", "%s",
@@ -713,13 +781,14 @@ static void draw_panel(const picture *pic, size_t r) {
   bars(pic, pn, x0);
   if (pic->l.tail)
     tail_bar(pic, pn, x0);
-  if (pn->ok) {
+  if (pn->ok && pn->e->rule) {
     mass_line(pic, pn, x0);
     mass_axis(pic, pn, x0);
     cuts(pic, pn, x0);
     if (pn->topp_on)
       topp_line(pic, pn, x0);
-  }
+  } else if (pn->ok && pn->p_cut < pic->in->vocab)
+    cut_line(pic, x0, pn->p_cut, 1, "its");
   bar_values(pic, pn, x0);
   id_labels(pic, pn, x0);
   if (pn->ok && pn->e->drew)
@@ -746,7 +815,11 @@ static int draw(picture *pic, const explained *e) {
 int explain_write_svg(const char *path, const char *case_id, const row_input *in,
                       const explained *e, size_t n_rules) {
   outfile o;
-  picture pic = {.case_id = case_id, .in = in, .n_panels = n_rules < 2 ? 1 : 2};
+  picture pic = {.case_id = case_id,
+                 .in = in,
+                 .n_panels = n_rules < 1                ? 1
+                             : n_rules > EXPLAIN_PANELS ? EXPLAIN_PANELS
+                                                        : n_rules};
   pic.f = outfile_open(&o, path);
   if (!pic.f)
     return -1;

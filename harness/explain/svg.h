@@ -24,10 +24,12 @@ static inline double row_top_p(const row_input *in) {
   return in->params.top_p == SIEVE_TOP_P_UNSET ? 1.0 : in->params.top_p;
 }
 
-/* One rule's steps on the row. */
+/* One rule's steps on the row, or (rule NULL) an implementation's answer to it: its
+ * processed logprobs, or in `error` the error it answered. */
 typedef struct explained {
   const char *name;
   const sieve_rule *rule;
+  const char *error;
   double *full;      /* p over the whole row at the row's temperature */
   double *processed; /* processed logprobs */
   sieve_filter_info info;
@@ -43,11 +45,16 @@ typedef struct ranked_token {
 /* The tokens by p descending, ties by token id ascending; NULL when out of memory. */
 ranked_token *explain_rank(const double *p, size_t vocab);
 
+/* The most panels a picture has: DeepInfer's rule, a profile's, an implementation's answer. */
+#define EXPLAIN_PANELS 3
+
 /*
- * Writes the picture of `n_rules` rules (1 or 2) on the row to `path`, whole or not at all
- * (outfile.h). `case_id` names the fixture case, or is NULL for a row given with --logits.
- * 0, or -1 when the file was not written.
+ * Writes the picture of `n_rules` panels (1 to EXPLAIN_PANELS; the first DeepInfer's rule) on
+ * the row to `path`, whole or not at all (outfile.h), at most EXPLAIN_SVG_WIDTH pixels wide.
+ * `case_id` names the fixture case, or is NULL for a row given with --logits. 0, or -1 when the
+ * file was not written.
  */
+#define EXPLAIN_SVG_WIDTH 1240
 int explain_write_svg(const char *path, const char *case_id, const row_input *in,
                       const explained *e, size_t n_rules);
 
