@@ -210,7 +210,8 @@ test-stages: test-build
 	  $(ROOT)/harness/python
 	@$(STAGE) fuzz sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
 	@$(STAGE) harness sh -c '$(HARNESS_CHECKS)'
-	@$(STAGE) svg $(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
+	@$(STAGE) svg sh -c '$(PYTHON) $(ROOT)/suites/check_svg.py $(CLI) && \
+	  $(PYTHON) $(ROOT)/suites/check_html.py $(CLI)'
 	@$(STAGE) install sh $(ROOT)/suites/check_install.sh $(ROOT)
 	@$(STAGE) wheel sh -c '$(MAKE) --no-print-directory -s wheel >/dev/null && \
 	  $(PYTHON) $(ROOT)/suites/wheel/check_wheel.py $(DIST)/sieve_conformance-*.whl'

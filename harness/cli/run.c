@@ -11,12 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "explain/explain.h"
 #include "impl.h"
 #include "options.h"
 #include "report/expect.h"
 #include "report/outfile.h"
 #include "report/report.h"
 #include "run/check.h"
+#include "run/fixture.h"
 #include "run/runner.h"
 #include "run/suites.h"
 
@@ -144,13 +146,45 @@ static int parse(const cli_command *self, cli *c, int argc, char **argv) {
   return 0;
 }
 
+/* The HTML report's pictures and requests: the fixture cases, read again (the run let them go),
+ * drawn by explain/. */
+typedef struct html_pictures {
+  const char *fixtures, *name;
+  sieve_fixtures fx;
+  int loaded; /* 1 read, -1 unreadable, 0 not yet */
+} html_pictures;
+
+static const cJSON *fixture_of(html_pictures *h, const case_result *c) {
+  char err[256];
+  if (h->loaded == 0)
+    h->loaded = sieve_fixtures_load(h->fixtures, &h->fx, err, sizeof err) == 0 ? 1 : -1;
+  return h->loaded == 1 ? sieve_fixtures_find(&h->fx, c->id) : NULL;
+}
+
+static int draw_case(void *ctx, const case_result *c, FILE *out) {
+  const cJSON *fixture = fixture_of(ctx, c);
+  return fixture ? explain_case_svg(out, fixture, c->answer, ((html_pictures *)ctx)->name) : -1;
+}
+
+static char *request_of(void *ctx, const case_result *c) {
+  char err[256];
+  const cJSON *fixture = fixture_of(ctx, c);
+  cJSON *request = fixture ? sieve_case_request_compact(fixture, err, sizeof err) : NULL;
+  char *text = request ? cJSON_PrintUnformatted(request) : NULL;
+  cJSON_Delete(request);
+  return text;
+}
+
 /* To stdout, or whole to `path` (never a half-written report). */
-static int write_report(const run_report *report, const char *format, const char *path) {
+static int write_report(const run_report *report, const char *format, const char *path,
+                        html_pictures *h) {
+  const report_pictures pictures = {draw_case, request_of, h};
   if (!path)
-    return sieve_report_render(report, format, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
+    return sieve_report_render(report, format, stdout, &pictures) == 0 && fflush(stdout) == 0 ? 0
+                                                                                              : -1;
   outfile o;
   FILE *out = outfile_open(&o, path);
-  if (outfile_commit(&o, out && sieve_report_render(report, format, out) == 0) == 0)
+  if (outfile_commit(&o, out && sieve_report_render(report, format, out, &pictures) == 0) == 0)
     return 0;
   fprintf(stderr, "sieve run: cannot write %s\n", path);
   return -1;
@@ -246,10 +280,13 @@ static int run_main(const cli_command *self, int argc, char **argv) {
     sieve_report_free(&report);
     return 2;
   }
-  rc = write_report(&report, c.format, c.output) != 0 ? 2 : sieve_report_failed(&report);
+  html_pictures h = {.fixtures = c.opt.fixtures, .name = report.impl_name};
+  rc = write_report(&report, c.format, c.output, &h) != 0 ? 2 : sieve_report_failed(&report);
   for (size_t i = 0; i < c.n_reports; i++)
-    if (write_report(&report, c.reports[i].format, c.reports[i].path) != 0)
+    if (write_report(&report, c.reports[i].format, c.reports[i].path, &h) != 0)
       rc = 2;
+  if (h.loaded == 1)
+    sieve_fixtures_free(&h.fx);
   if (rc != 2 && (c.output || strcmp(c.format, "text") != 0))
     sieve_report_summary(&report, stderr);
   sieve_report_free(&report);
@@ -260,7 +297,7 @@ const cli_command cli_run = {
     "run", "--impl IMPL [options]", "put an implementation through the fixtures",
     "usage: sieve run --impl IMPL [--suite NAME]... [--family NAME]... [--case ID]...\n"
     "                 [--expect FILE [--update-expect]] [--write-expect FILE] [--force]\n"
-    "                 [--format text|json|markdown|junit|tap] [--output FILE]\n"
+    "                 [--format text|json|markdown|junit|tap|html] [--output FILE]\n"
     "                 [--report FORMAT=FILE]...\n"
     "                 [--jobs N] [--shard I/N] [--timeout S] [--fixtures FILE]\n"
     "                 [--precision float32|float64] [--no-batches]\n"

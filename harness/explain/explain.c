@@ -309,6 +309,32 @@ static int explain_row(const explain_request *rq, row_input *in) {
   return rc;
 }
 
+int explain_case_svg(FILE *out, const cJSON *fixture_case, const char *answer_text,
+                     const char *name) {
+  cJSON *speculate = speculative_request(fixture_case);
+  cJSON_Delete(speculate);
+  if (speculate)
+    return -1;
+  row_input in = {0};
+  explained e[2] = {{.name = "deepinfer", .rule = &profiles[0].rule}, {.name = name}};
+  char err[512], error[160];
+  int rc = from_case(fixture_case, &in, err, sizeof err);
+  if (rc == 0)
+    run_rule(&in, &e[0]);
+  cJSON *answer = rc == 0 && answer_text ? cJSON_Parse(answer_text) : NULL;
+  size_t panels = answer && answer_panel(answer, &in, &e[1], error, sizeof error) == 0 ? 2 : 1;
+  rc = rc == 0 && e[0].rc == 0
+           ? explain_svg(out, 1, sieve_case_str(fixture_case, "id"), &in, e, panels)
+           : -1;
+  cJSON_Delete(answer);
+  for (size_t r = 0; r < 2; r++) {
+    free(e[r].full);
+    free(e[r].processed);
+  }
+  free(in.logits);
+  return rc;
+}
+
 int sieve_explain(const explain_request *rq) {
   if (!rq->fixture_case) {
     row_input in = rq->row;

@@ -25,4 +25,10 @@ typedef struct explain_request {
  * the picture cannot be drawn, or the implementation did not answer hello). */
 int sieve_explain(const explain_request *rq);
 
+/* The picture of a case's first row as an HTML page holds it: DeepInfer's rule, and beside it
+ * the answer (`answer_text`, as sieve run keeps it) of the implementation called `name`. 0, or
+ * -1 when the case has no row the rule answers with logprobs (a speculative chain, an error). */
+int explain_case_svg(FILE *out, const cJSON *fixture_case, const char *answer_text,
+                     const char *name);
+
 #endif /* SIEVE_EXPLAIN_H */

@@ -73,6 +73,7 @@ typedef struct panel {
 
 typedef struct picture {
   FILE *f;
+  int inline_svg; /* inside an HTML page: no XML declaration */
   const char *case_id;
   const row_input *in;
   ranked_token *order;
@@ -392,8 +393,9 @@ static void header(const picture *pic) {
   char title[400], params[200];
   describe_title(pic, title, sizeof title);
   describe_params(pic->in, params, sizeof params);
+  if (!pic->inline_svg)
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", pic->f);
   fprintf(pic->f,
-          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
           "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
           "font-size=\"11\" fill=\"%s\">\n<title>",
@@ -812,21 +814,26 @@ static int draw(picture *pic, const explained *e) {
   return 0;
 }
 
-int explain_write_svg(const char *path, const char *case_id, const row_input *in,
-                      const explained *e, size_t n_rules) {
-  outfile o;
-  picture pic = {.case_id = case_id,
+int explain_svg(FILE *f, int inline_svg, const char *case_id, const row_input *in,
+                const explained *e, size_t n_panels) {
+  picture pic = {.f = f,
+                 .inline_svg = inline_svg,
+                 .case_id = case_id,
                  .in = in,
-                 .n_panels = n_rules < 1                ? 1
-                             : n_rules > EXPLAIN_PANELS ? EXPLAIN_PANELS
-                                                        : n_rules};
-  pic.f = outfile_open(&o, path);
-  if (!pic.f)
-    return -1;
+                 .n_panels = n_panels < 1                ? 1
+                             : n_panels > EXPLAIN_PANELS ? EXPLAIN_PANELS
+                                                         : n_panels};
   pic.order = explain_rank(e[0].full, in->vocab);
   int ok = pic.order && in->vocab > 0 && draw(&pic, e) == 0;
   free(pic.order);
   for (size_t r = 0; r < pic.n_panels; r++)
     free(pic.panels[r].mass);
-  return outfile_commit(&o, ok);
+  return ok ? 0 : -1;
+}
+
+int explain_write_svg(const char *path, const char *case_id, const row_input *in,
+                      const explained *e, size_t n_panels) {
+  outfile o;
+  FILE *f = outfile_open(&o, path);
+  return f ? outfile_commit(&o, explain_svg(f, 0, case_id, in, e, n_panels) == 0) : -1;
 }

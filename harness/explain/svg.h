@@ -7,6 +7,7 @@
 #define SIEVE_EXPLAIN_SVG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sieve.h"
 
@@ -56,6 +57,11 @@ ranked_token *explain_rank(const double *p, size_t vocab);
  */
 #define EXPLAIN_SVG_WIDTH 1240
 int explain_write_svg(const char *path, const char *case_id, const row_input *in,
-                      const explained *e, size_t n_rules);
+                      const explained *e, size_t n_panels);
+
+/* The same picture written to `f`; with `inline_svg`, without the XML declaration, as an HTML
+ * page holds it. 0, or -1 when it could not be drawn. */
+int explain_svg(FILE *f, int inline_svg, const char *case_id, const row_input *in,
+                const explained *e, size_t n_panels);
 
 #endif /* SIEVE_EXPLAIN_SVG_H */

@@ -111,7 +111,8 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
   jbuf_raw(b, "]}");
 }
 
-void report_json(const run_report *r, FILE *out) {
+void report_json(const run_report *r, FILE *out, const report_pictures *pictures) {
+  (void)pictures;
   jbuf b = {0};
   jbuf_raw(&b, "{\"sieve_report\":1");
   jbuf_key(&b, "impl", 1);

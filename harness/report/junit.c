@@ -97,7 +97,8 @@ static void junit_diagnosis(FILE *out, const fit_result *f) {
   }
 }
 
-void report_junit(const run_report *r, FILE *out) {
+void report_junit(const run_report *r, FILE *out, const report_pictures *pictures) {
+  (void)pictures;
   suite_counts suites[SUITES_MAX];
   size_t n = report_by_suite(r, suites);
   junit_counts all = junit_count(r, NULL);

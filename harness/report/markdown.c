@@ -10,7 +10,8 @@ static void md_cell(FILE *out, const char *text) {
     fputs(*p == '|' ? "\\|" : *p == '\n' ? " " : (char[2]){*p, 0}, out);
 }
 
-void report_markdown(const run_report *r, FILE *out) {
+void report_markdown(const run_report *r, FILE *out, const report_pictures *pictures) {
+  (void)pictures;
   fprintf(out,
           "## sieve run: %s\n\n`%s` (%s %s) against `%s` fixtures at precision %s (%s): "
           "**%zu passed**, %zu failed, %zu skipped, %zu errors, %zu crashed; **%zu "

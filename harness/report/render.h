@@ -1,6 +1,6 @@
 /*
  * What the renderers of a run report share (report.c), and the renderers, one per format:
- * text.c, markdown.c, json.c, junit.c, tap.c. Internal to report/.
+ * text.c, markdown.c, json.c, junit.c, tap.c, html.c. Internal to report/.
  */
 #ifndef SIEVE_REPORT_RENDER_H
 #define SIEVE_REPORT_RENDER_H
@@ -63,7 +63,8 @@ void report_axis_value(const fit_axis *x, int axis, char *out, size_t len);
 void report_verdict_line(const run_report *r, FILE *out);
 
 /* The renderers of SIEVE_REPORT_FORMATS (report.h). */
-#define REPORT__DECLARE(name) void report_##name(const run_report *r, FILE *out);
+#define REPORT__DECLARE(name)                                                                      \
+  void report_##name(const run_report *r, FILE *out, const report_pictures *pictures);
 SIEVE_REPORT_FORMATS(REPORT__DECLARE)
 #undef REPORT__DECLARE
 

@@ -271,8 +271,8 @@ void sieve_report_summary(const run_report *r, FILE *out) {
 #define REPORT__NAME(name) #name,
 #define REPORT__RENDERER(name) report_##name,
 const char *const sieve_report_formats[] = {SIEVE_REPORT_FORMATS(REPORT__NAME) NULL};
-static void (*const renderers[])(const run_report *,
-                                 FILE *) = {SIEVE_REPORT_FORMATS(REPORT__RENDERER)};
+static void (*const renderers[])(const run_report *, FILE *, const report_pictures *) = {
+    SIEVE_REPORT_FORMATS(REPORT__RENDERER)};
 
 static int format_index(const char *format) {
   for (int i = 0; sieve_report_formats[i]; i++)
@@ -283,10 +283,11 @@ static int format_index(const char *format) {
 
 int sieve_report_format_known(const char *format) { return format_index(format) >= 0; }
 
-int sieve_report_render(const run_report *report, const char *format, FILE *out) {
+int sieve_report_render(const run_report *report, const char *format, FILE *out,
+                        const report_pictures *pictures) {
   int i = format_index(format);
   if (i < 0)
     return -1;
-  renderers[i](report, out);
+  renderers[i](report, out, pictures);
   return 0;
 }

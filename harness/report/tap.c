@@ -2,7 +2,8 @@
 #include "render.h"
 #include "run/check.h"
 
-void report_tap(const run_report *r, FILE *out) {
+void report_tap(const run_report *r, FILE *out, const report_pictures *pictures) {
+  (void)pictures;
   fprintf(out, "TAP version 13\n1..%zu\n# precision %s (%s)\n", r->n_cases,
           sieve_precision_name(r->precision), r->precision_source);
   if (r->options->alone_only)

@@ -43,7 +43,8 @@ static void problem_lines(const run_report *r, FILE *out) {
   }
 }
 
-void report_text(const run_report *r, FILE *out) {
+void report_text(const run_report *r, FILE *out, const report_pictures *pictures) {
+  (void)pictures;
   fprintf(out, "sieve run: %s (%s %s) against %s fixtures at precision %s (%s)\n",
           r->options->impl_arg, r->impl_name, r->impl_version, r->fixtures_schema,
           sieve_precision_name(r->precision), r->precision_source);

@@ -54,7 +54,7 @@ def usage_errors(ctx):
                         (["run", "--impl", "profile:vllm", "--impl", "profile:sglang"],
                          "given twice: '--impl'"),
                         (["run", "--impl", "profile:deepinfer", "--format", "xml"],
-                         "--format is text|json|markdown|junit|tap, not 'xml'"),
+                         "--format is text|json|markdown|junit|tap|html, not 'xml'"),
                         (["run", "--impl", ""], "not ''"),
                         (["run", "--impl", "profile:deepinfer", "--jobs", "0"], "'0'"),
                         (["nonsense"], "'nonsense'")):

@@ -91,14 +91,12 @@ def installed(venv: Path):
 
 def per_case(venv: Path, root: Path, asked, ge):
     project = Project(venv, root / "per-case")
-    done, got = project.pytest("--sieve-impl", "sampler:filter", *PARAMS, *FAST)
-    engine = {c["id"] for c in asked if "engine" in c["request"]}
-    check(f"a faithful row function: one JUnit testcase per case ({len(asked)}), all passing but "
-          f"the {len(engine)} of engine options (skipped)", done.returncode == 0
-          and sorted(got) == sorted(c["id"] for c in asked)
-          and {i for i, o in got.items() if o != "pass"} == engine,
-          f"exit {done.returncode}, {len(got)} testcases: {done.stdout[-800:]}")
     done, got = project.pytest("--sieve-impl", "sampler:filter_ge", *PARAMS, *FAST)
+    engine = {c["id"] for c in asked if "engine" in c["request"]}
+    check(f"a row function: one JUnit testcase per case ({len(asked)}), the {len(engine)} of "
+          "engine options skipped", sorted(got) == sorted(c["id"] for c in asked)
+          and {i for i, o in got.items() if o == "skipped"} == engine,
+          f"exit {done.returncode}, {len(got)} testcases: {done.stdout[-800:]}")
     failed = {i for i, o in got.items() if o == "failure"}
     messages = re.findall(r"^_+ [^\n]*test_conforms\[(\S+)\] _+\n(.*?)(?=^_+ |^=+ )", done.stdout,
                           re.M | re.S)
@@ -149,9 +147,9 @@ def selection(venv: Path, root: Path, asked, ge):
           set(got) == {i for i in ge if i.startswith("ordering/")}, sorted(got)[:5])
     done, got = project.pytest("--sieve-impl", "sampler:filter", *PARAMS, "-p",
                                "no:cacheprovider", "-v", "-n", "2", "--dist", "loadscope",
-                               "-k", "ordering or temperature")
+                               "-k", "strict-boundary or reciprocal-makes-a-tie")
     check("pytest-xdist (-n 2 --dist loadscope) runs the items on two workers, all passing",
-          done.returncode == 0 and len(got) > 100 and set(got.values()) == {"pass"}
+          done.returncode == 0 and len(got) > 20 and set(got.values()) == {"pass"}
           and "[gw0]" in done.stdout and "[gw1]" in done.stdout, done.stdout[-400:])
 
 
