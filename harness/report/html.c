@@ -125,8 +125,7 @@ static void unfold(FILE *out, const char *what, const char *text, const char *id
   fputs("</pre></details>\n", out);
 }
 
-static void failure(const run_report *r, const case_result *c, int draw,
-                    const report_pictures *pictures, FILE *out) {
+static void failure(const case_result *c, int draw, const report_pictures *pictures, FILE *out) {
   fputs("<article class=\"failure\" data-id=\"", out);
   html(out, c->id);
   fprintf(out, "\" data-outcome=\"%s\">\n<h4>", outcome_name(c->outcome));
@@ -154,37 +153,38 @@ static void failure(const run_report *r, const case_result *c, int draw,
   if (c->answer)
     unfold(out, "answer", c->answer, c->id);
   fputs("</article>\n", out);
-  (void)r;
+}
+
+static int same_cause(const run_report *r, char (*causes)[300], size_t i, size_t j) {
+  return shown(&r->cases[j]) && strcmp(causes[i], causes[j]) == 0;
 }
 
 /* The failures of each cause in turn, the causes in the order their first case comes. */
 static void failures(const run_report *r, const report_pictures *pictures, FILE *out) {
+  char(*causes)[300] = calloc(r->n_cases + 1, sizeof *causes);
   char *done = calloc(r->n_cases + 1, 1);
-  if (!done)
-    return;
   fputs("<h2>What did not pass, by cause</h2>\n", out);
   if (r->counts[OUTCOME_PASS] + r->counts[OUTCOME_SKIP] == r->n_cases && !r->now_passing)
     fprintf(out, "<p>Every case asked passed (%zu skipped).</p>\n", r->counts[OUTCOME_SKIP]);
-  for (size_t i = 0; i < r->n_cases; i++) {
-    char cause[300], other[300];
+  for (size_t i = 0; causes && done && i < r->n_cases; i++)
+    cause_of(&r->cases[i], causes[i], sizeof causes[i]);
+  for (size_t i = 0; causes && done && i < r->n_cases; i++) {
     if (done[i] || !shown(&r->cases[i]))
       continue;
-    cause_of(&r->cases[i], cause, sizeof cause);
-    size_t n = 0;
+    size_t n = 0, k = 0;
     for (size_t j = i; j < r->n_cases; j++)
-      if (!done[j] && shown(&r->cases[j]) && (cause_of(&r->cases[j], other, sizeof other), 1) &&
-          strcmp(cause, other) == 0)
-        done[j] = 2, n++;
+      n += same_cause(r, causes, i, j) ? 1 : 0;
     fputs("<section class=\"group\"><h3>", out);
-    html(out, cause);
+    html(out, causes[i]);
     fprintf(out, " (%zu case%s)</h3>\n", n, n == 1 ? "" : "s");
-    for (size_t j = i, k = 0; j < r->n_cases; j++)
-      if (done[j] == 2) {
+    for (size_t j = i; j < r->n_cases; j++)
+      if (!done[j] && same_cause(r, causes, i, j)) {
         done[j] = 1;
-        failure(r, &r->cases[j], k++ < PICTURES_PER_GROUP, pictures, out);
+        failure(&r->cases[j], k++ < PICTURES_PER_GROUP, pictures, out);
       }
     fputs("</section>\n", out);
   }
+  free(causes);
   free(done);
 }
 
