@@ -117,6 +117,10 @@ def gating_job_passes(workspace):
         junit = workspace / outputs.get(name, "no-output")
         valid, why = schema_valid(junit) if junit.is_file() else (False, f"no {junit}")
         check(f"the job's output {name} is a JUnit report Jenkins' schema accepts", valid, why)
+    html = workspace / outputs.get("html", "no-output")
+    check("the job's output html is the HTML report of the conformance run",
+          html.is_file() and html.read_text().startswith("<!DOCTYPE html>")
+          and "sieve run:" in html.read_text(), f"outputs {outputs}")
     junit = workspace / outputs.get("junit", "sieve-junit.xml")
     suites = re.findall(r'<testsuite name="([a-z-]+)"', junit.read_text()) if junit.is_file() else []
     check("the conformance step runs the suites of the suite input, and no other",

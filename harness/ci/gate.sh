@@ -5,10 +5,11 @@
 #   gate.sh smoke         the smoke suite: does $SIEVE_IMPL answer at all? (seconds)
 #   gate.sh conformance   the run that gates: $SIEVE_IMPL against the fixtures, with
 #                         $SIEVE_EXPECT (optional), $SIEVE_SUITE (optional), $SIEVE_JOBS;
-#                         writes the JUnit report to $SIEVE_JUNIT, appends the markdown report
-#                         to $GITHUB_STEP_SUMMARY (a line saying so on a harness error) and
-#                         the report's path to $GITHUB_OUTPUT when they are set and it was
-#                         written; exits with sieve run's status (0, 1 or 2).
+#                         writes the JUnit report to $SIEVE_JUNIT and the HTML report to
+#                         $SIEVE_HTML, appends the markdown report to $GITHUB_STEP_SUMMARY (a
+#                         line saying so on a harness error) and the reports' paths to
+#                         $GITHUB_OUTPUT when they are set and were written; exits with sieve
+#                         run's status (0, 1 or 2).
 #   gate.sh fuzz          $SIEVE_FUZZ_SECONDS (0 or empty: nothing) of sieve fuzz against
 #                         $SIEVE_FUZZ_AGAINST: "fit" (the default) is the rule the conformance
 #                         step fitted (the diagnosis.rule of $SIEVE_JUNIT), DeepInfer's when it
@@ -41,11 +42,12 @@ smoke() {
 
 conformance() {
   need_impl
-  local junit=${SIEVE_JUNIT:-sieve-junit.xml} summary args status=0
+  local junit=${SIEVE_JUNIT:-sieve-junit.xml} html=${SIEVE_HTML:-sieve-report.html} summary args
+  local status=0
   summary=$(mktemp)
   trap 'rm -f "$summary"' RETURN
   args=(run --impl "$SIEVE_IMPL" --jobs "${SIEVE_JOBS:-2}" --format junit --output "$junit"
-        --report "markdown=$summary")
+        --report "markdown=$summary" --report "html=$html")
   [ -z "${SIEVE_EXPECT:-}" ] || args+=(--expect "$SIEVE_EXPECT")
   [ -z "${SIEVE_SUITE:-}" ] || args+=(--suite "$SIEVE_SUITE")
   "$sieve" "${args[@]}" || status=$?
@@ -57,6 +59,9 @@ conformance() {
   fi
   if [ -n "${GITHUB_OUTPUT:-}" ] && [ -f "$junit" ]; then
     echo "junit=$junit" >> "$GITHUB_OUTPUT"
+  fi
+  if [ -n "${GITHUB_OUTPUT:-}" ] && [ -f "$html" ]; then
+    echo "html=$html" >> "$GITHUB_OUTPUT"
   fi
   return "$status"
 }
