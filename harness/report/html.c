@@ -139,7 +139,8 @@ static void failure(const case_result *c, int draw, const report_pictures *pictu
   if (draw && pictures) {
     fputs("<div class=\"picture\">\n", out);
     if (pictures->draw(pictures->ctx, c, out) != 0)
-      fputs("<p class=\"no-picture\">No picture: the case has no row of logits to draw.</p>\n",
+      fputs("<p class=\"no-picture\">No picture: DeepInfer's rule keeps no token of this case's "
+            "row (it answers an error), or the case has no row (a speculative chain).</p>\n",
             out);
     fputs("</div>\n", out);
   } else if (pictures) {
@@ -155,37 +156,65 @@ static void failure(const case_result *c, int draw, const report_pictures *pictu
   fputs("</article>\n", out);
 }
 
-static int same_cause(const run_report *r, char (*causes)[300], size_t i, size_t j) {
-  return shown(&r->cases[j]) && strcmp(causes[i], causes[j]) == 0;
+/* The causes, largest first (ties in the order their first case comes): the index of each
+ * cause's first case into `first` and its count into `count`; returns how many causes. */
+static size_t group_causes(const run_report *r, char (*causes)[300], size_t *first, size_t *count) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_cases; i++) {
+    if (!shown(&r->cases[i]))
+      continue;
+    size_t g = 0;
+    while (g < n && strcmp(causes[first[g]], causes[i]) != 0)
+      g++;
+    if (g == n)
+      first[n] = i, count[n++] = 0;
+    count[g]++;
+  }
+  for (size_t a = 1; a < n; a++) /* insertion sort: stable, by count descending */
+    for (size_t b = a; b > 0 && count[b] > count[b - 1]; b--) {
+      size_t f = first[b], c = count[b];
+      first[b] = first[b - 1], count[b] = count[b - 1];
+      first[b - 1] = f, count[b - 1] = c;
+    }
+  return n;
 }
 
-/* The failures of each cause in turn, the causes in the order their first case comes. */
+static void group(const run_report *r, char (*causes)[300], size_t g, size_t first, size_t n,
+                  const report_pictures *pictures, FILE *out) {
+  fprintf(out, "<section class=\"group\" id=\"cause-%zu\"><h3>", g);
+  html(out, causes[first]);
+  fprintf(out, " (%zu case%s)</h3>\n", n, n == 1 ? "" : "s");
+  for (size_t j = first, k = 0; j < r->n_cases; j++)
+    if (shown(&r->cases[j]) && strcmp(causes[first], causes[j]) == 0)
+      failure(&r->cases[j], k++ < PICTURES_PER_GROUP, pictures, out);
+  fputs("</section>\n", out);
+}
+
+/* The failures of each cause in turn, the largest cause first, after an index of the causes. */
 static void failures(const run_report *r, const report_pictures *pictures, FILE *out) {
   char(*causes)[300] = calloc(r->n_cases + 1, sizeof *causes);
-  char *done = calloc(r->n_cases + 1, 1);
+  size_t *first = calloc(r->n_cases + 1, sizeof *first);
+  size_t *count = calloc(r->n_cases + 1, sizeof *count);
   fputs("<h2>What did not pass, by cause</h2>\n", out);
   if (r->counts[OUTCOME_PASS] + r->counts[OUTCOME_SKIP] == r->n_cases && !r->now_passing)
     fprintf(out, "<p>Every case asked passed (%zu skipped).</p>\n", r->counts[OUTCOME_SKIP]);
-  for (size_t i = 0; causes && done && i < r->n_cases; i++)
+  for (size_t i = 0; causes && first && count && i < r->n_cases; i++)
     cause_of(&r->cases[i], causes[i], sizeof causes[i]);
-  for (size_t i = 0; causes && done && i < r->n_cases; i++) {
-    if (done[i] || !shown(&r->cases[i]))
-      continue;
-    size_t n = 0, k = 0;
-    for (size_t j = i; j < r->n_cases; j++)
-      n += same_cause(r, causes, i, j) ? 1 : 0;
-    fputs("<section class=\"group\"><h3>", out);
-    html(out, causes[i]);
-    fprintf(out, " (%zu case%s)</h3>\n", n, n == 1 ? "" : "s");
-    for (size_t j = i; j < r->n_cases; j++)
-      if (!done[j] && same_cause(r, causes, i, j)) {
-        done[j] = 1;
-        failure(&r->cases[j], k++ < PICTURES_PER_GROUP, pictures, out);
-      }
-    fputs("</section>\n", out);
+  size_t n = causes && first && count ? group_causes(r, causes, first, count) : 0;
+  if (n > 1) {
+    fputs("<ul id=\"causes\">\n", out);
+    for (size_t g = 0; g < n; g++) {
+      fprintf(out, "<li><a href=\"#cause-%zu\">", g);
+      html(out, causes[first[g]]);
+      fprintf(out, "</a> (%zu)</li>\n", count[g]);
+    }
+    fputs("</ul>\n", out);
   }
+  for (size_t g = 0; g < n; g++)
+    group(r, causes, g, first[g], count[g], pictures, out);
   free(causes);
-  free(done);
+  free(first);
+  free(count);
 }
 
 void report_html(const run_report *r, FILE *out, const report_pictures *pictures) {

@@ -47,6 +47,11 @@ size_t report_tally_causes(const run_report *r, cause_count *out, size_t *withou
 /* The table of readings against the failed cases, as text or markdown. */
 void report_cause_lines(const run_report *r, FILE *out, int markdown);
 
+/* The fitted rule for people: fit_rule_text, then the axes some case decides that the run leaves
+ * open between values, "deepinfer on every axis the cases determine; open: boundary (gt or ge)".
+ * (JUnit's diagnosis.rule property keeps fit_rule_text alone: sieve fuzz --against reads it.) */
+void report_rule_text(const fit_result *f, char *out, size_t len);
+
 /* The fit (run/fit.h) as text or markdown: the rule axis by axis, what it explains, the
  * residual groups and the nearest profiles. */
 void report_diagnosis_lines(const run_report *r, FILE *out, int markdown);

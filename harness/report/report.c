@@ -185,12 +185,34 @@ static void diagnosis_residual(const fit_result *f, FILE *out, int markdown) {
     fprintf(out, markdown ? "| others | %zu | |\n" : "  %4zu  others\n", f->grouped_rest);
 }
 
+void report_rule_text(const fit_result *f, char *out, size_t len) {
+  fit_rule_text(f, out, len);
+  const char *sep =
+      strcmp(out, "deepinfer") == 0 ? " on every axis the cases determine; open: " : "; open: ";
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    const fit_axis *x = &f->axes[a];
+    if (x->value >= 0 || !x->n_deciding || !(x->candidates & (x->candidates - 1)))
+      continue;
+    size_t at = strlen(out);
+    if (at + 1 >= len)
+      return;
+    at += (size_t)snprintf(out + at, len - at, "%s%s (", sep, sieve_axis_name(a));
+    for (int v = 0, k = 0; v < sieve_axis_values(a) && at < len; v++)
+      if (x->candidates >> v & 1)
+        at += (size_t)snprintf(out + at, len - at, "%s%s", k++ ? " or " : "",
+                               sieve_axis_value_name(a, v));
+    if (at < len)
+      snprintf(out + at, len - at, ")");
+    sep = ", ";
+  }
+}
+
 void report_diagnosis_lines(const run_report *r, FILE *out, int markdown) {
   const fit_result *f = &r->fit;
   if (!f->made)
     return;
-  char rule[600];
-  fit_rule_text(f, rule, sizeof rule);
+  char rule[900];
+  report_rule_text(f, rule, sizeof rule);
   fprintf(out,
           markdown ? "\n### The rule these answers follow\n\n`%s` gives %zu of the %zu answers "
                      "weighed, and %zu of the %zu failures among them (harness/run/README.md, "

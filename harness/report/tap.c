@@ -9,8 +9,8 @@ void report_tap(const run_report *r, FILE *out, const report_pictures *pictures)
   if (r->options->alone_only)
     fprintf(out, "# %s\n", REPORT_ALONE_ONLY);
   if (r->fit.made) {
-    char rule[600];
-    fit_rule_text(&r->fit, rule, sizeof rule);
+    char rule[900];
+    report_rule_text(&r->fit, rule, sizeof rule);
     fprintf(out, "# the rule these answers follow: %s%s%s; it explains %zu of %zu failures\n", rule,
             r->fit.misreadings[0] ? ", with the misreadings " : "", r->fit.misreadings,
             r->fit.explained, r->fit.failures);

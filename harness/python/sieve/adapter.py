@@ -21,8 +21,10 @@ a row at a time (a batch of one), so that one rejected row does not take the oth
 
 --params MODULE:FUNCTION names the engine's parameter checks, run on each row before the sampler
 as an engine validates a request before it joins a batch: params(temperature, top_k, top_p) ->
-(temperature, top_k, top_p), what the sampler then gets, or it raises as above. It also answers
-the validate op (PROTOCOL.md): a greedy temperature is returned as (0.0, 1, 1.0).
+(temperature, top_k, top_p), what the sampler then gets (top_k None or -1 for none), or it raises
+as above. It also answers the validate op (PROTOCOL.md) with what it returns: DeepInfer's rule
+clamps a temperature below 1e-5 to (1e-05, -1, 1.0); an engine whose temperature 0 is greedy
+(argmax) returns (0.0, 1, 1.0), and sieve reads that as its t0 choice.
 
 hello declares no engine options (sieve skips their cases, and says so) and the ops hello, filter
 (validate with --params) and bye; --precision says the arithmetic answers are compared at
