@@ -91,7 +91,7 @@ JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
 .PHONY: all deps gen-deps test-deps test test-build test-objects test-stages run examples clean install fixtures \
   check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check fuzz-long \
-  wheel wheel-deps
+  wheel wheel-deps mutation
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI) $(C_ADAPTER)
 
@@ -299,6 +299,15 @@ $(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_OBJ)
 
 fuzz: test-deps $(FUZZ_BINS)
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Source mutants of oracle/*.c against the Criterion suites (suites/mutation/README.md): every
+# mutant with `make mutation`, a fixed sample with MUTATION_SAMPLE=N.
+MUTATION_SAMPLE ?= 0
+MUTATION = $(PYTHON) $(ROOT)/suites/mutation/mutate.py $(ROOT) $(BUILD) \
+  --cflags "$(ORACLE_ONLY_CFLAGS) $(ORACLE_CFLAGS)" --link "$(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(ORACLE_OBJ)"
+
+mutation: test-deps $(TESTS)
+	$(MUTATION) --sample $(MUTATION_SAMPLE) --jobs $(NPROC)
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all
