@@ -30,6 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 TIMEOUT = 120
+# The suites in two passes: fast_path/ (14 s on one core, the fast path against the spec path on
+# random rows) only for a mutant the others (17 s) leave alive.
+PASSES = ("!(fast_path)/*", "fast_path/*")
 RELATIONAL = {"<": ["<=", ">="], "<=": ["<", ">"], ">": [">=", "<="], ">=": [">", "<"],
               "==": ["!="], "!=": ["=="]}
 ARITHMETIC = {"+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"]}
@@ -124,12 +127,16 @@ def run_mutant(mutant, args, objects):
         ).returncode == 0
         if not linked:
             return "stillborn", time.monotonic() - started
-        try:
-            ran = subprocess.run([str(tests), "--jobs", "1", "--fail-fast"], capture_output=True,
-                                 timeout=TIMEOUT)
-            verdict = "survived" if ran.returncode == 0 else "killed"
-        except subprocess.TimeoutExpired:
-            verdict = "killed"
+        verdict = "survived"
+        for tests_asked in PASSES:
+            try:
+                ran = subprocess.run([str(tests), "--jobs", "1", "--fail-fast", "--filter",
+                                      tests_asked], capture_output=True, timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                ran = None
+            if ran is None or ran.returncode != 0:
+                verdict = "killed"
+                break
     return verdict, time.monotonic() - started
 
 
