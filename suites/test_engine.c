@@ -45,6 +45,11 @@ Test(engine, force_topk_of_zero_or_at_least_v_changes_nothing) {
     cr_expect(same_double(a.lp[i], plain.lp[i]) && same_double(b.lp[i], plain.lp[i]));
 }
 
+Test(engine, a_blacklist_length_without_its_array_is_an_argument_error) {
+  sieve_engine e = {0, NULL, 1};
+  cr_expect_eq(run_filter_engine(row6, 6, 1.0, 1.0, -1, &e).rc, SIEVE_EARG);
+}
+
 Test(engine, negative_force_topk_is_an_error) {
   sieve_engine e = {-1, NULL, 0};
   cr_expect_eq(run_filter_engine(row6, 6, 1.0, 1.0, -1, &e).rc, SIEVE_EFORCETOPK);

@@ -80,6 +80,16 @@ Test(sample, t0_samples_the_argmax) {
   }
 }
 
+Test(sample, a_row_of_one_token_draws_it_with_logprob_0) {
+  const float one[1] = {0.25f};
+  sieve_params p = {0.7, 0.5, 1};
+  sieve_draw_key key = {5, 9, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
+  sieve_sample_result r;
+  cr_assert_eq(sieve_sample(one, 1, &p, NULL, &key, 0, NULL, &r), 0);
+  cr_expect_eq(r.token, 0);
+  expect_near(r.logprob, 0, 0, "the only token's logprob");
+}
+
 Test(sample, errors_are_reported_in_the_documented_order) {
   sieve_params bad_t = {-1.0, 1.0, -1}, ok = SIEVE_PARAMS_DEFAULT;
   sieve_draw_key key = {0, 0, 0, 0}, bad_case = {0, 0, 5, 0};
