@@ -566,16 +566,12 @@ static void tail_bar(const picture *pic, const panel *pn, double x0) {
   const layout *l = &pic->l;
   double x = x0 + slot_left(l, l->shown) + 10, w = TAIL_W - 20;
   double top = tail_top(pic), kept_top = tail_kept_top(pic, pn);
-  const char *enlarged = tail_enlarged(pic) ? " enlarged" : "";
-  fprintf(pic->f,
-          "<rect class=\"bar tail removed%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-          "height=\"%.1f\" fill=\"%s\"/>\n",
-          enlarged, x, top, w, fmax(kept_top - top, 0), REMOVED);
-  fprintf(pic->f,
-          "<rect class=\"bar tail kept%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-          "height=\"%.1f\" fill=\"%s\"/>\n",
-          enlarged, x, kept_top, w, fmax(plot_bottom(l) - kept_top, 0), KEPT);
-  if (*enlarged)
+  const int enlarged = tail_enlarged(pic);
+  rect(pic->f, enlarged ? "bar tail removed enlarged" : "bar tail removed", x, top, w,
+       kept_top - top, REMOVED);
+  rect(pic->f, enlarged ? "bar tail kept enlarged" : "bar tail kept", x, kept_top, w,
+       plot_bottom(l) - kept_top, KEPT);
+  if (enlarged)
     text(pic->f, x + w / 2, top - 18, 0,
          "class=\"enlarged\" text-anchor=\"middle\" font-size=\"9\" fill=\"" MUTED "\"",
          "(bar enlarged)");

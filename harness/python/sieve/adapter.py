@@ -48,14 +48,6 @@ KINDS = {"temperature": "invalid_params", "top_p": "invalid_params", "top_k": "i
 MAX_BATCH = 1024
 
 
-class Malformed(Exception):
-    """A request value that is not what the protocol allows there (a string for top_p)."""
-
-    def __init__(self, field, message):
-        super().__init__(message)
-        self.field = field
-
-
 def error(field, message, kind=None):
     return {"error": {"kind": kind or KINDS.get(field, "invalid_request"), "field": field,
                       "message": message}}
@@ -63,7 +55,7 @@ def error(field, message, kind=None):
 
 def rejection(e: Exception) -> dict:
     """The error answer of an exception the function raised."""
-    if isinstance(e, (Rejected, Malformed)):
+    if isinstance(e, Rejected):
         return error(e.field, str(e))
     if isinstance(e, ValueError):
         named = [f for f in FIELDS if re.search(rf"\b{f}\b", str(e))]
@@ -79,7 +71,7 @@ def number(x, field):
     try:
         return _number(x)
     except ValueError:
-        raise Malformed(field, f"{field} must be a number, not {x!r}") from None
+        raise Rejected(field, f"{field} must be a number, not {x!r}") from None
 
 
 def params(row: dict):
@@ -91,7 +83,7 @@ def params(row: dict):
         return t, None, top_p
     k = number(p["top_k"], "top_k")
     if not math.isfinite(k) or k != int(k):
-        raise Malformed("top_k", f"top_k must be an integer, not {p['top_k']!r}")
+        raise Rejected("top_k", f"top_k must be an integer, not {p['top_k']!r}")
     return t, int(k), top_p
 
 
