@@ -73,6 +73,18 @@ READINGS = (
             "error", FILTER_OPS + ("validate",), "top_k_zero=off"),
     Reading("blacklist-after-force-topk", "engine_order", "000:67-68", "force_topk applied "
             "before the blacklist, so a blacklisted token takes one of its N places", FILTER_OPS),
+    Reading("force-topk-after-temperature", "engine_order", "000:67", "force_topk ranks the "
+            "scaled float32 logits (temperature applied first), so a tie that 1/T makes goes to "
+            "the lower id", FILTER_OPS),
+    Reading("force-topk-after-softmax", "engine_order", "000:67", "force_topk applied after "
+            "the softmax over the whole row, so top-p measures mass against every token, not "
+            "the N kept", FILTER_OPS),
+    Reading("blacklist-after-temperature", "engine_order", "000:68", "the blacklist applied "
+            "after the logits are scaled, so a blacklisted logit that overflows float32 is an "
+            "error", FILTER_OPS),
+    Reading("blacklist-after-softmax", "engine_order", "000:68", "the blacklist applied after "
+            "the softmax over the whole row, so a blacklisted token's probability counts in "
+            "top-p's mass", FILTER_OPS),
     Reading("unrenormalized-logprobs", "logprobs", "000:19", "kept logprobs are the full-softmax "
             "log p, not renormalized over the kept set", FILTER_OPS),
     Reading("raw-logprobs", "logprobs", "000:70-72", "the returned logprob is taken after "
@@ -335,6 +347,33 @@ def _engine(logits: torch.Tensor, engine: ref.Engine, reading) -> torch.Tensor:
     return ref.apply_engine(out, ref.Engine(blacklist=engine.blacklist))
 
 
+# An engine step moved after the step that follows it: the step, and where it moves to.
+MOVED_ENGINE_STEPS = {"force-topk-after-temperature": ("force_topk", "temperature"),
+                      "force-topk-after-softmax": ("force_topk", "softmax"),
+                      "blacklist-after-temperature": ("blacklist", "temperature"),
+                      "blacklist-after-softmax": ("blacklist", "softmax")}
+
+
+def _engine_steps(logits: torch.Tensor, engine: ref.Engine, t: float, reading):
+    """(the row that temperature scales, the row after every engine step): the same row, but
+    when the reading moves an engine step after temperature or the softmax (the blacklist then
+    runs after force_topk)."""
+    step, to = MOVED_ENGINE_STEPS.get(reading, (None, None))
+    if step is None or not (engine.force_topk if step == "force_topk" else engine.blacklist):
+        x = _engine(logits, engine, reading)
+        return x, x
+    ref.apply_engine(logits, engine)  # the engine's checks, in their order
+    if step == "blacklist":
+        before = ref.apply_engine(logits, ref.Engine(force_topk=engine.force_topk))
+        return before, ref.apply_engine(before, ref.Engine(blacklist=engine.blacklist))
+    before = ref.apply_engine(logits, ref.Engine(blacklist=engine.blacklist))
+    key = scaled_row(before, t, None) if to == "temperature" and t != 0.0 else before
+    after = before.clone()
+    if engine.force_topk < len(before):
+        after[torch.sort(key, descending=True, stable=True).indices[engine.force_topk:]] = -math.inf
+    return before, after
+
+
 def scaled_row(x: torch.Tensor, t: float, reading) -> torch.Tensor:
     """The float32 scaled logits: x * (float32)(1/T), x / (float32)T, x / T rounded to float32,
     or (x - max) times (float32)(1/T), as the reading scales."""
@@ -470,18 +509,21 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
         raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
     if reading == "top_k_vocab=error" and p.top_k != -1 and p.top_k >= logits.shape[0]:
         raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
-    x = _engine(logits, engine, reading)
+    before, x = _engine_steps(logits, engine, p.temperature, reading)
     finite = ~torch.isinf(x)
     if not bool(finite.any()):
         raise ref.SieveError("SIEVE_ENOFINITE", "invalid_logits", "logits")
     s = scaled_row(x, p.temperature, reading) if p.temperature != 0.0 else x
-    if not bool(torch.isfinite(s[finite]).all()):
+    scaled_before = scaled_row(before, p.temperature, reading) if p.temperature != 0.0 else before
+    if not bool(torch.isfinite(scaled_before[~torch.isinf(before)]).all()):
         raise ref.SieveError("SIEVE_EOVERFLOW", "invalid_logits", "logits")
     s64 = s.to(torch.float64)
     greedy = p.temperature == 0.0  # t0=argmax: the first maximum alone
     after = reading == "temperature-after-filters" or greedy
     ranking = x.to(torch.float64) if after else s64
     probs = torch.softmax(ranking, 0)
+    if MOVED_ENGINE_STEPS.get(reading, (0, 0))[1] == "softmax" and not after:
+        probs = torch.where(finite, torch.softmax(scaled_before.to(torch.float64), 0), 0.0)
     ranked = _rank(ranking if reading == "rank_key=logit" else probs, finite, reading).tolist()
     kept = 1 if greedy else _keep_count(probs, ranked, p, reading, (s, finite), lanes)
     if reading == "t0-argmax" and params.temperature < ref.SAMPLING_EPS:

@@ -64,6 +64,10 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "temperature-after-filters": cut and any(p.temperature != 1.0 for p in params),
         "divide-by-temperature": any(p.temperature != 1.0 for p in params),
         "blacklist-after-force-topk": bool(engine.force_topk and engine.blacklist),
+        "force-topk-after-temperature": bool(engine.force_topk),
+        "force-topk-after-softmax": bool(engine.force_topk),
+        "blacklist-after-temperature": bool(engine.blacklist),
+        "blacklist-after-softmax": bool(engine.blacklist),
         "topk-off-by-one": any(p.top_k not in (-1, 0) for p in params),
         "topp-one-still-cuts": op == "filter" and any(p.top_p == 1.0 for p in params),
     }.get(reading.name, True)

@@ -1,6 +1,9 @@
+#define _DEFAULT_SOURCE
 #include "helpers.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
@@ -80,4 +83,16 @@ sieve_params random_params(rng *r, size_t v) {
   p.top_p = rng_next(r) % 4 == 0 ? 1.0 : 1.0 - rng_unit(r);
   p.top_k = rng_next(r) % 3 == 0 ? -1 : 1 + (int64_t)(rng_next(r) % (v + 2));
   return p;
+}
+
+const double *guarded_row(size_t n) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n * sizeof(double);
+  size_t span = (bytes + page - 1) / page * page;
+  char *base = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  cr_assert(base != MAP_FAILED);
+  cr_assert_eq(mprotect(base + span, page, PROT_NONE), 0);
+  double *row = (double *)(base + span - bytes);
+  for (size_t i = 0; i < n; i++)
+    row[i] = 1.0;
+  return row;
 }

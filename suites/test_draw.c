@@ -177,6 +177,8 @@ Test(draw, margin_is_the_distance_to_the_nearer_cdf_step) {
   double margin;
   cr_assert_eq(sieve_draw(p, 3, 0.3, &token, &margin), 0);
   expect_near(margin, 0.2, 1e-15, "target 1.2 lies 0.2 above the step at 1");
+  cr_assert_eq(sieve_draw(p, 3, 0.45, &token, &margin), 0);
+  expect_near(margin, 0.2, 1e-15, "target 1.8 lies 0.2 below the step at 2");
 }
 
 Test(draw, zero_total_is_an_error) {
@@ -192,6 +194,36 @@ Test(draw, negative_nan_or_infinite_probabilities_are_an_error) {
     cr_expect_eq(sieve_draw(bad[i], 2, 0.5, &t, NULL), SIEVE_EPROBS);
   const double huge[2] = {1.7e308, 1.7e308};
   cr_expect_eq(sieve_draw(huge, 2, 0.5, &t, NULL), SIEVE_EPROBS, "the sum overflows");
+}
+
+Test(draw, a_minus_inf_probability_is_an_error) {
+  const double p[3] = {0.5, -INFINITY, 0.5};
+  int64_t t;
+  cr_expect_eq(sieve_draw(p, 3, 0.5, &t, NULL), SIEVE_EPROBS);
+}
+
+Test(draw, a_null_row_or_token_is_an_argument_error) {
+  const double p[1] = {1.0};
+  int64_t t;
+  cr_expect_eq(sieve_draw(NULL, 1, 0.5, &t, NULL), SIEVE_EARG);
+  cr_expect_eq(sieve_draw(p, 1, 0.5, NULL, NULL), SIEVE_EARG);
+}
+
+Test(draw, the_vocabulary_is_checked_before_u) {
+  const double p[1] = {1.0};
+  int64_t t;
+  cr_expect_eq(sieve_draw(p, 0, 0.5, &t, NULL), SIEVE_EVOCAB);
+  cr_expect_eq(sieve_draw(p, (size_t)SIEVE_VOCAB_MAX + 1, 2.0, &t, NULL), SIEVE_EVOCAB);
+  cr_expect_eq(sieve_draw(p, SIEVE_VOCAB_MAX, 2.0, &t, NULL), SIEVE_EUNIFORM,
+               "2^31 - 1 tokens is a vocabulary size, so u is checked next");
+}
+
+Test(draw, reads_nothing_past_the_row) {
+  const double *p = guarded_row(700); /* a partial last chunk, at the end of a page */
+  int64_t t;
+  double margin;
+  cr_expect_eq(sieve_draw(p, 700, 0.999, &t, &margin), 0);
+  cr_expect_eq(t, 699);
 }
 
 Test(draw, u_outside_0_1_is_an_error) {

@@ -20,6 +20,18 @@
 
 #define EPS 1e-5
 
+/* An engine step moved after temperature or the softmax: those then see `before`, the row
+ * without that step. */
+#if defined(MUTANT_FORCE_TOPK_AFTER_TEMPERATURE) || defined(MUTANT_FORCE_TOPK_AFTER_SOFTMAX)
+#define MOVED_FORCE_TOPK
+#endif
+#if defined(MUTANT_BLACKLIST_AFTER_TEMPERATURE) || defined(MUTANT_BLACKLIST_AFTER_SOFTMAX)
+#define MOVED_BLACKLIST
+#endif
+#if defined(MUTANT_FORCE_TOPK_AFTER_SOFTMAX) || defined(MUTANT_BLACKLIST_AFTER_SOFTMAX)
+#define SOFTMAX_BEFORE_ENGINE_STEP
+#endif
+
 #ifdef PORT_FLOAT32
 typedef float real;
 #define EXP expf
@@ -98,7 +110,20 @@ static item *sorted_items(const double *x, size_t v) {
   return order;
 }
 
-static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp) {
+static float scale(float x, double t) {
+#if defined(MUTANT_DIVIDE_BY_TEMPERATURE)
+  return x / (float)t;
+#elif defined(MUTANT_MULTIPLY_BY_TEMPERATURE)
+  return x * (float)t;
+#else
+  return x * (float)(1.0 / t);
+#endif
+}
+
+/* The engine options on x (temperature t); `before` gets the row temperature scales. */
+static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp, double t,
+                        float *before) {
+  memcpy(before, x, v * sizeof *x);
   if (!e)
     return 0;
   if (e->force_topk < 0)
@@ -108,32 +133,36 @@ static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp) {
       return SIEVE_EBLACKLIST;
 #if defined(MUTANT_BLACKLIST_TO_LOWEST_FLOAT)
     x[e->blacklist[i]] = -FLT_MAX;
-#elif !defined(MUTANT_BLACKLIST_AFTER_FORCE_TOPK)
+#elif !defined(MUTANT_BLACKLIST_AFTER_FORCE_TOPK) && !defined(MOVED_BLACKLIST)
     x[e->blacklist[i]] = -INFINITY;
 #endif
   }
+#ifdef MOVED_FORCE_TOPK
+  memcpy(before, x, v * sizeof *x);
+#endif
   if (e->force_topk > 0 && (size_t)e->force_topk < v) {
     for (size_t i = 0; i < v; i++)
+#ifdef MUTANT_FORCE_TOPK_AFTER_TEMPERATURE
+      tmp[i] = (item){scale(x[i], t), (int64_t)i};
+#else
       tmp[i] = (item){x[i], (int64_t)i};
+#endif
     qsort(tmp, v, sizeof *tmp, by_value);
     for (size_t r = (size_t)e->force_topk; r < v; r++)
       x[tmp[r].id] = -INFINITY;
   }
-#ifdef MUTANT_BLACKLIST_AFTER_FORCE_TOPK
+  (void)t;
+#ifdef MOVED_BLACKLIST
+  memcpy(before, x, v * sizeof *x);
+#endif
+#if defined(MUTANT_BLACKLIST_AFTER_FORCE_TOPK) || defined(MOVED_BLACKLIST)
   for (size_t i = 0; i < e->blacklist_len; i++)
     x[e->blacklist[i]] = -INFINITY;
 #endif
-  return 0;
-}
-
-static float scale(float x, double t) {
-#if defined(MUTANT_DIVIDE_BY_TEMPERATURE)
-  return x / (float)t;
-#elif defined(MUTANT_MULTIPLY_BY_TEMPERATURE)
-  return x * (float)t;
-#else
-  return x * (float)(1.0 / t);
+#if !defined(MOVED_FORCE_TOPK) && !defined(MOVED_BLACKLIST)
+  memcpy(before, x, v * sizeof *x);
 #endif
+  return 0;
 }
 
 /* How many of the ranked tokens survive top-p and top-k. */
@@ -182,14 +211,15 @@ static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
 #endif
 }
 
-/* Ranks the finite tokens of `s` (scaled at temperature t) by their softmax probability. */
-static size_t rank(const float *x, size_t v, double t, item *ranked) {
+/* Ranks the finite tokens of x (scaled at temperature t) by their probability in the softmax
+ * over the finite tokens of `over`. */
+static size_t rank(const float *x, const float *over, size_t v, double t, item *ranked) {
   real m = -INFINITY, total = 0;
   for (size_t i = 0; i < v; i++)
-    if (!isinf(x[i]) && scale(x[i], t) > m)
-      m = scale(x[i], t);
+    if (!isinf(over[i]) && scale(over[i], t) > m)
+      m = scale(over[i], t);
   for (size_t i = 0; i < v; i++)
-    total += isinf(x[i]) ? 0 : EXP((real)scale(x[i], t) - m);
+    total += isinf(over[i]) ? 0 : EXP((real)scale(over[i], t) - m);
   size_t n = 0;
   for (size_t i = 0; i < v; i++)
     if (!isinf(x[i]))
@@ -212,23 +242,27 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
     return SIEVE_ETOPK;
 #endif
   memcpy(x, logits, v * sizeof *x);
-  int rc = apply_engine(e, x, v, ranked);
+  float *before = x + v;
+  int rc = apply_engine(e, x, v, ranked, p->temperature, before);
   if (rc)
     return rc;
   int finite = 0;
-  for (size_t i = 0; i < v; i++) {
-    if (isinf(x[i]))
-      continue;
-    finite = 1;
-    if (isinf(scale(x[i], p->temperature)))
-      return SIEVE_EOVERFLOW;
-  }
+  for (size_t i = 0; i < v; i++)
+    finite |= !isinf(x[i]);
   if (!finite)
     return SIEVE_ENOFINITE;
-#ifdef MUTANT_TEMPERATURE_AFTER_FILTERS
-  size_t n = rank(x, v, 1.0, ranked);
+  for (size_t i = 0; i < v; i++)
+    if (!isinf(before[i]) && isinf(scale(before[i], p->temperature)))
+      return SIEVE_EOVERFLOW;
+#ifdef SOFTMAX_BEFORE_ENGINE_STEP
+  const float *over = before;
 #else
-  size_t n = rank(x, v, p->temperature, ranked);
+  const float *over = x;
+#endif
+#ifdef MUTANT_TEMPERATURE_AFTER_FILTERS
+  size_t n = rank(x, over, v, 1.0, ranked);
+#else
+  size_t n = rank(x, over, v, p->temperature, ranked);
 #endif
   size_t kept = keep_count(ranked, n, p);
 #ifdef MUTANT_T0_ARGMAX
@@ -266,7 +300,7 @@ static int filter(const float *logits, size_t v, const sieve_params *params, con
     return rc;
   if (v == 0 || v > 2147483647)
     return SIEVE_EVOCAB;
-  float *x = malloc(v * sizeof *x);
+  float *x = malloc(2 * v * sizeof *x); /* the row, then the row temperature scales */
   item *ranked = malloc(v * sizeof *ranked);
   rc = x && ranked ? filter_checked(logits, v, &p, params->temperature, e, lp, x, ranked)
                    : SIEVE_ENOMEM;
