@@ -7,9 +7,10 @@ PREFIX ?= /usr/local
 CC ?= cc
 
 WARNINGS := -Wall -Wextra -Werror -Wconversion -Wstrict-prototypes -Wshadow
+SAN_OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SAN),1)
 BUILD := $(ROOT)/build/san
-OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := $(SAN_OPT)
 LDSAN := -fsanitize=address,undefined
 # Python is not built with the sanitizers, so their runtimes are preloaded before it loads
 # libsieve.so; the interpreter's own allocations at exit are not leaks of ours.
@@ -91,7 +92,7 @@ JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
 .PHONY: all deps gen-deps test-deps test test-build test-objects test-stages run examples clean install fixtures \
   check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check fuzz-long \
-  wheel wheel-deps mutation
+  wheel wheel-deps mutation mutation-build mutation-check
 
 all: deps $(LIB_A) $(LIB_SO) $(CLI) $(C_ADAPTER)
 
@@ -300,14 +301,25 @@ $(ROOT)/build/fuzz/fuzz_%: $(ROOT)/suites/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz: test-deps $(FUZZ_BINS)
 	sh $(ROOT)/suites/fuzz/run.sh $(ROOT) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# Source mutants of oracle/*.c against the Criterion suites (suites/mutation/README.md): every
-# mutant with `make mutation`, a fixed sample with MUTATION_SAMPLE=N.
+# Source mutants of oracle/*.c against the Criterion suites, plain and under the sanitizers
+# (suites/mutation/README.md): every mutant with `make mutation`, a fixed sample with
+# MUTATION_SAMPLE=N, the journal's killed verdicts kept with MUTATION_RESUME=1. `make mutation-check` is CI's: a fixed sample of 40 and 2 planted equivalent
+# mutants, which must be the only survivors.
 MUTATION_SAMPLE ?= 0
+TEST_OBJ := $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(ORACLE_OBJ)
 MUTATION = $(PYTHON) $(ROOT)/suites/mutation/mutate.py $(ROOT) $(BUILD) \
-  --cflags "$(ORACLE_ONLY_CFLAGS) $(ORACLE_CFLAGS)" --link "$(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(ORACLE_OBJ)"
+  --cflags "$(ORACLE_ONLY_CFLAGS) $(ORACLE_CFLAGS)" --link "$(TEST_OBJ)" \
+  --san-cflags "$(subst $(OPT),$(SAN_OPT),$(ORACLE_ONLY_CFLAGS)) $(ORACLE_CFLAGS)" \
+  --san-link "$(patsubst $(BUILD)/%,$(ROOT)/build/san/%,$(TEST_OBJ))" --jobs $(NPROC)
 
-mutation: test-deps $(TESTS)
-	$(MUTATION) --sample $(MUTATION_SAMPLE) --jobs $(NPROC)
+mutation-build: test-deps $(TESTS)
+	@$(MAKE) --no-print-directory -j$(NPROC) SAN=1 $(ROOT)/build/san/sieve-tests
+
+mutation: mutation-build
+	$(MUTATION) --sample $(MUTATION_SAMPLE) $(if $(MUTATION_RESUME),--resume)
+
+mutation-check: mutation-build
+	$(MUTATION) --sample 40 --plant 2
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all

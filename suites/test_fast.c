@@ -321,3 +321,38 @@ Test(rank, long_arrays_sort_by_key_descending_then_token_id) {
               "items %zu and %zu out of order", i - 1, i);
   free(items);
 }
+
+/* The axes a traced DeepInfer answer records on the fast path, and on the spec path (a
+ * force_topk of V changes nothing and sends the row there). */
+static void axes_read(const float *row, size_t v, const sieve_params *p, uint32_t *fast,
+                      uint32_t *spec) {
+  double *lp = malloc(v * sizeof *lp);
+  sieve_rule traced = SIEVE_RULE_DEEPINFER;
+  sieve_engine every = {.force_topk = (int64_t)v};
+  cr_assert(lp);
+  *fast = *spec = 0;
+  traced.consulted = fast;
+  cr_assert_eq(sieve_filter_rule(&traced, row, v, p, NULL, lp, NULL), 0);
+  traced.consulted = spec;
+  cr_assert_eq(sieve_filter_rule(&traced, row, v, p, &every, lp, NULL), 0);
+  free(lp);
+}
+
+/* The fit of `sieve run` reuses an answer for every rule that agrees on the axes it read
+ * (sieve_rule.consulted). top_p = 1 with a top-k is where topp_one=float32_tail can cut a long
+ * row, so both paths record topp_one there, and only there. */
+Test(fast_path, records_topp_one_where_top_p_is_1_and_a_top_k_is_set) {
+  float row[300];
+  rng r = {29};
+  for (size_t i = 0; i < 300; i++)
+    row[i] = (float)(rng_unit(&r) * 8.0);
+  const uint32_t bit = (uint32_t)1 << SIEVE_AXIS_TOPP_ONE;
+  const sieve_params with_k = {1.0, 1.0, 50}, without_k = {1.0, 1.0, -1}, top_p = {1.0, 0.9, 50};
+  uint32_t fast, spec;
+  axes_read(row, 300, &with_k, &fast, &spec);
+  cr_expect(fast & bit && spec & bit, "top_p 1, top_k 50: fast %#x, spec %#x", fast, spec);
+  axes_read(row, 300, &without_k, &fast, &spec);
+  cr_expect(!(fast & bit) && !(spec & bit), "top_p 1, no top-k: fast %#x, spec %#x", fast, spec);
+  axes_read(row, 300, &top_p, &fast, &spec);
+  cr_expect(!(fast & bit) && !(spec & bit), "top_p 0.9: fast %#x, spec %#x", fast, spec);
+}

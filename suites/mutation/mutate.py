@@ -1,8 +1,8 @@
 """Source mutants of the oracle, and the share of them the Criterion suites (every golden fixture
 among them) kill: `make mutation` (issue 26; suites/mutation/README.md).
 
-  mutate.py ROOT BUILD --cflags FLAGS --link OBJECTS [--sample N --seed S] [--jobs N]
-            [--file NAME]... [--list]
+  mutate.py ROOT BUILD --cflags FLAGS --link OBJECTS [--san-cflags FLAGS --san-link OBJECTS]
+            [--sample N --seed S] [--plant N] [--jobs N] [--file NAME]... [--resume] [--list]
 
 Each mutant changes one place of one file of oracle/*.c, the spec path and the fast path alike:
 a relational operator (< <= > >= == != replaced, PIT's boundary and negation), an arithmetic one
@@ -10,29 +10,55 @@ a relational operator (< <= > >= == != replaced, PIT's boundary and negation), a
 a statement deleted, or two adjacent statements swapped (a step moved after its neighbour). The
 code is clang-formatted, so a binary operator is one with a space on each side.
 
+Each mutant is asked only the tests that execute the lines it changes, as PIT does: the suites
+are first run one test at a time on an -O0 --coverage build of the oracle, and gcov says which
+lines each test executes (cached in BUILD/mutation/coverage.json, keyed by the sources). A test
+that never executes a line cannot tell a change of it, so the verdict is the same as the whole
+suite's. A line gcov holds no code for (a declaration at file scope, a statement spread over
+lines) asks every test.
+
 A mutant is compiled with the oracle's flags, linked into the Criterion test binary in place of
-its file's object, and run (--fail-fast, one job; two mutants at a time by default). It is
-killed when the suites fail, crash or take more than TIMEOUT seconds; it survives when they
-pass; it is stillborn when it does not compile (not counted). The equivalent mutants of
-equivalent.txt (an id and a reason a line) are not counted either. Prints the score and each
-survivor (file, line, operator, the line as mutated), and writes BUILD/mutation.json.
+its file's object, and run (--fail-fast, one job; two mutants at a time by default), the quick
+tests first. It is killed when a test fails, crashes or takes more than TIMEOUT seconds; it
+survives when they pass; it is stillborn when it does not compile (not counted). A mutant the
+tests leave alive is then built with ASan and UBSan (--san-*: the objects of `make test SAN=1`,
+which CI runs) and asked the ten quickest tests that execute it: a read past a buffer, a leak
+or undefined behaviour that a sanitizer reports kills it there (a test failing or slower there
+does not). The equivalent
+mutants of equivalent.txt (an id and a reason a line) are not run. Prints the score and each
+survivor (file, line, operator, the line as mutated), writes BUILD/mutation.json, and exits 1
+when a mutant survives.
+
+Each verdict is appended to BUILD/mutation/journal.jsonl as it comes. With --resume, a mutant
+the journal records as killed or stillborn, whose text is unchanged, is not asked again: tests
+added since cannot revive it, though tests removed can, so a score to record comes from a run
+without --resume.
+
+--plant N is CI's check that a survivor fails the run: it adds N equivalent mutants (chosen with
+the seed) as if they were not, and the run passes only when exactly those survive.
 """
 
 import argparse
+import hashlib
 import json
+import os
 import random
 import re
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 TIMEOUT = 120
-# The suites in two passes: fast_path/ (14 s on one core, the fast path against the spec path on
-# random rows) only for a mutant the others (17 s) leave alive.
-PASSES = ("!(fast_path)/*", "fast_path/*")
+# A mutant the tests leave alive is asked again the SANITIZED quickest tests that execute it,
+# built with the sanitizers: for a sanitizer's report, not for a test's verdict.
+SANITIZED = 10
+SANITIZED_TIMEOUT = 300
+# A test that took longer than this on the coverage build runs in the second pass, only for a
+# mutant the quick tests leave alive.
+QUICK = 0.5
 RELATIONAL = {"<": ["<=", ">="], "<=": ["<", ">"], ">": [">=", "<="], ">=": [">", "<"],
               "==": ["!="], "!=": ["=="]}
 ARITHMETIC = {"+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"]}
@@ -82,9 +108,13 @@ def mutants_of(path: Path, root: Path):
     text = path.read_text()
     lines, plain = text.split("\n"), masked(text).split("\n")
     name = path.relative_to(root).as_posix()
+    seen = {}
     for no, (line, bare) in enumerate(zip(lines, plain)):
         if bare.lstrip().startswith("#") or not bare.strip():
             continue
+        # A line's text names its mutants; a later line of the same text adds " #2", " #3".
+        seen[line.strip()] = seen.get(line.strip(), 0) + 1
+        where = line.strip() + (f" #{seen[line.strip()]}" if seen[line.strip()] > 1 else "")
         changes = []
         for m in BINARY.finditer(bare):
             for table, op in ((RELATIONAL, "relational"), (ARITHMETIC, "arithmetic"),
@@ -102,42 +132,202 @@ def mutants_of(path: Path, root: Path):
             mutated = line[:a] + new + line[b:]
             if op == "delete":
                 mutated = re.match(r"\s*", line).group(0) + "; /* deleted */"
-            yield (f"{name}|{op}|{line.strip()}|{a}|{new}", name, no + 1, op,
+            yield (f"{name}|{op}|{where}|{a}|{new}", name, no + 1, op,
                    "\n".join(lines[:no] + [mutated] + lines[no + 1:]), mutated.strip())
         if statement(bare) and no + 1 < len(lines) and statement(plain[no + 1]) and \
                 len(line) - len(line.lstrip()) == len(lines[no + 1]) - len(lines[no + 1].lstrip()):
             swapped = lines[:no] + [lines[no + 1], line] + lines[no + 2:]
-            yield (f"{name}|swap|{line.strip()}|{lines[no + 1].strip()}", name, no + 1, "swap",
+            yield (f"{name}|swap|{where}|{lines[no + 1].strip()}", name, no + 1, "swap",
                    "\n".join(swapped), f"{lines[no + 1].strip()} before {line.strip()}")
 
 
-def run_mutant(mutant, args, objects):
-    """'killed', 'survived' or 'stillborn', and the seconds it took."""
-    mid, name, _, _, text, _ = mutant
+def test_names(binary: str) -> list:
+    """The Criterion tests of the binary, as suite/name."""
+    listed = subprocess.run([binary, "--list"], capture_output=True, text=True, check=True)
+    names, suite = [], ""
+    for line in listed.stdout.splitlines():
+        head = re.match(r"^(\S+): \d+ tests?$", line)
+        test = re.match(r"^\S+── (\S+)$", line)
+        if head:
+            suite = head.group(1)
+        elif test:
+            names.append(f"{suite}/{test.group(1)}")
+    return names
+
+
+def coverage_key(root: Path, objects: list) -> str:
+    """A digest of everything a test's coverage depends on."""
+    digest = hashlib.sha256()
+    for path in [*sorted((root / "oracle").glob("*.[ch]")), *map(Path, objects),
+                 root / "fixtures" / "sieve-fixtures.json"]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def lines_run(gcov_json: str, root: Path):
+    """(executable lines, executed lines) of oracle/*.c, as {file: set} each, of gcov's JSON."""
+    code, ran = {}, {}
+    for doc in filter(None, gcov_json.splitlines()):
+        for entry in json.loads(doc)["files"]:
+            path = Path(entry["file"])
+            if path.suffix != ".c" or path.parent != root / "oracle":
+                continue
+            name = path.relative_to(root).as_posix()
+            code.setdefault(name, set()).update(ln["line_number"] for ln in entry["lines"])
+            ran.setdefault(name, set()).update(ln["line_number"] for ln in entry["lines"]
+                                               if ln["count"] > 0)
+    return code, ran
+
+
+def measure_coverage(args, objects, tmp: Path) -> dict:
+    """Run each test alone on an -O0 --coverage build; what gcov says each executed."""
+    root, objdir = Path(args.root), tmp / "obj"
+    objdir.mkdir()
+    covered = []
+    for src in sorted((root / "oracle").glob("*.c")):
+        covered.append(str(objdir / (src.stem + ".o")))
+        subprocess.run(["cc", *args.cflags.split(), "-O0", "--coverage", f"-I{root}/oracle", "-c",
+                        str(src), "-o", covered[-1]], check=True)
+    binary = str(tmp / "tests")
+    oracle = str(Path(args.build) / "obj" / "oracle")
+    subprocess.run(["cc", "--coverage", "-o", binary,
+                    *[o for o in objects if not o.startswith(oracle + "/")], *covered,
+                    "-lcriterion", "-lcjson", "-lpthread", "-ldl", "-lm"], check=True)
+    strip = str(len(objdir.parts) - 1)
+
+    def one(index_name):
+        index, name = index_name
+        out = tmp / f"run{index}"
+        out.mkdir()
+        env = dict(os.environ, GCOV_PREFIX=str(out), GCOV_PREFIX_STRIP=strip)
+        started = time.monotonic()
+        ran = subprocess.run([binary, "--jobs", "1", "--filter", name], env=env,
+                             capture_output=True, text=True)
+        seconds = time.monotonic() - started
+        if ran.returncode != 0:
+            sys.exit(f"mutation: {name} fails on the unmutated oracle:\n{ran.stderr[-2000:]}")
+        for note in objdir.glob("*.gcno"):
+            (out / note.name).symlink_to(note)
+        gcov = subprocess.run(["gcov", "--json-format", "--stdout", "-o", str(out),
+                               *map(str, sorted(out.glob("*.gcda")))], cwd=out,
+                              capture_output=True, text=True, check=True)
+        return name, seconds, *lines_run(gcov.stdout, root)
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        runs = list(pool.map(one, enumerate(test_names(binary))))
+    tests = {name: round(seconds, 3) for name, seconds, _, _ in runs}
+    code, by_line = {}, {}
+    for name, _, has_code, executed in runs:
+        for file, lines in has_code.items():
+            code.setdefault(file, set()).update(lines)
+        for file, lines in executed.items():
+            for line in lines:
+                by_line.setdefault(f"{file}:{line}", []).append(name)
+    return {"tests": tests, "code": {f: sorted(v) for f, v in code.items()},
+            "executed_by": by_line}
+
+
+def coverage(args, objects) -> dict:
+    """measure_coverage's answer, from BUILD/mutation/coverage.json while the sources match."""
+    cache = Path(args.build, "mutation", "coverage.json")
+    key = coverage_key(Path(args.root), objects)
+    if cache.exists():
+        known = json.loads(cache.read_text())
+        if known.get("key") == key:
+            return known
     started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sieve-coverage-") as tmp:
+        measured = {"key": key, **measure_coverage(args, objects, Path(tmp))}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_suffix(".partial")
+    partial.write_text(json.dumps(measured))
+    partial.replace(cache)
+    print(f"mutation: coverage of {len(measured['tests'])} tests measured in "
+          f"{time.monotonic() - started:.0f} s", flush=True)
+    return measured
+
+
+def tests_for(mutant, cov) -> list:
+    """The tests that execute a line the mutant changes, the quick ones first; every test when a
+    changed line holds no code gcov knows of."""
+    _, name, line, op, _, _ = mutant
+    changed = [line, line + 1] if op == "swap" else [line]
+    code = set(cov["code"].get(name, []))
+    if any(n not in code for n in changed):
+        asked = set(cov["tests"])
+    else:
+        asked = {t for n in changed for t in cov["executed_by"].get(f"{name}:{n}", [])}
+    return sorted(asked, key=lambda t: (cov["tests"][t], t))
+
+
+SANITIZER_REPORTS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtime error:")
+
+
+def build(mutant, cflags, objects, tmp: Path, extra=()):
+    """The test binary with the mutant in place of its file's object, or None."""
+    _, name, _, _, text, _ = mutant
+    source, obj, tests = tmp / Path(name).name, tmp / "m.o", tmp / "tests"
+    source.write_text(text)
+    others = [o for o in objects if not o.endswith("/obj/" + name[:-len(".c")] + ".o")]
+    assert len(others) == len(objects) - 1, f"no object of {name} among the objects to link"
+    built = subprocess.run(["cc", *cflags.split(), "-c", str(source), "-o", str(obj)],
+                           capture_output=True)
+    linked = built.returncode == 0 and subprocess.run(
+        ["cc", *extra, "-o", str(tests), *others, str(obj), "-lcriterion", "-lcjson",
+         "-lpthread", "-ldl", "-lm"], capture_output=True).returncode == 0
+    return tests if linked else None
+
+
+def killed_by_tests(tests: Path, groups) -> bool:
+    """Whether a test of the groups (run in turn, each with --fail-fast) fails, crashes or
+    outlasts TIMEOUT."""
+    for group in filter(None, groups):
+        try:
+            ran = subprocess.run([str(tests), "--jobs", "1", "--fail-fast", "--filter",
+                                  "@(" + "|".join(group) + ")"], capture_output=True,
+                                 timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return True
+        if ran.returncode != 0:
+            return True
+    return False
+
+
+def killed_by_sanitizers(tests: Path, group) -> bool:
+    """Whether ASan, LSan or UBSan reports an error in a test of the group (a test that merely
+    runs slower under them kills nothing)."""
+    try:
+        ran = subprocess.run([str(tests), "--jobs", "1", "--filter",
+                              "@(" + "|".join(group) + ")"], capture_output=True,
+                             timeout=SANITIZED_TIMEOUT)
+    except subprocess.TimeoutExpired as slow:
+        return any(r in (slow.stderr or b"") + (slow.stdout or b"") for r in SANITIZER_REPORTS)
+    return any(r in ran.stderr + ran.stdout for r in SANITIZER_REPORTS)
+
+
+def run_mutant(mutant, args, cov):
+    """The verdict of the tests ('killed', 'survived' or 'stillborn'), the seconds it took and
+    the number of tests asked."""
+    started = time.monotonic()
+    asked = tests_for(mutant, cov)
+    quick = [t for t in asked if cov["tests"][t] < QUICK]
+    verdict = "stillborn"
     with tempfile.TemporaryDirectory(prefix="sieve-mutant-") as tmp:
-        source, obj, tests = Path(tmp) / Path(name).name, Path(tmp) / "m.o", Path(tmp) / "tests"
-        source.write_text(text)
-        original = str(Path(args.build) / "obj" / name).replace(".c", ".o")
-        built = subprocess.run(["cc", *args.cflags.split(), f"-I{args.root}/oracle", "-c",
-                                str(source), "-o", str(obj)], capture_output=True)
-        linked = built.returncode == 0 and subprocess.run(
-            ["cc", "-o", str(tests), *[o for o in objects if o != original], str(obj),
-             "-lcriterion", "-lcjson", "-lpthread", "-ldl", "-lm"], capture_output=True
-        ).returncode == 0
-        if not linked:
-            return "stillborn", time.monotonic() - started
-        verdict = "survived"
-        for tests_asked in PASSES:
-            try:
-                ran = subprocess.run([str(tests), "--jobs", "1", "--fail-fast", "--filter",
-                                      tests_asked], capture_output=True, timeout=TIMEOUT)
-            except subprocess.TimeoutExpired:
-                ran = None
-            if ran is None or ran.returncode != 0:
-                verdict = "killed"
-                break
-    return verdict, time.monotonic() - started
+        tests = build(mutant, f"{args.cflags} -I{args.root}/oracle", args.link.split(), Path(tmp))
+        if tests:
+            groups = (quick, [t for t in asked if t not in quick])
+            verdict = "killed" if killed_by_tests(tests, groups) else "survived"
+    return verdict, time.monotonic() - started, len(asked)
+
+
+def sanitized_verdict(mutant, args, cov) -> str:
+    """'killed' when ASan, LSan or UBSan reports an error in one of the SANITIZED quickest tests
+    that execute the mutant, else 'survived'."""
+    asked = tests_for(mutant, cov)[:SANITIZED]
+    with tempfile.TemporaryDirectory(prefix="sieve-mutant-") as tmp:
+        tests = build(mutant, f"{args.san_cflags} -I{args.root}/oracle", args.san_link.split(),
+                      Path(tmp), ["-fsanitize=address,undefined"])
+        return "killed" if tests and asked and killed_by_sanitizers(tests, asked) else "survived"
 
 
 def equivalents(path: Path) -> dict:
@@ -150,54 +340,145 @@ def equivalents(path: Path) -> dict:
     return out
 
 
+def text_digest(mutant) -> str:
+    return hashlib.sha256(mutant[4].encode()).hexdigest()[:16]
+
+
+def run_all(asked, args, cov, log: Path) -> list:
+    """Each mutant's result: the tests on every mutant, then the sanitizers on those the tests
+    leave alive. Each final verdict is appended to `log` as it comes (a JSON line)."""
+    results, done = {}, 0
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool, log.open("a") as journal:
+        def record(r):
+            results[r["id"]] = r
+            if r["verdict"] != "survived" or not args.san_link:
+                journal.write(json.dumps(r) + "\n")
+                journal.flush()
+
+        futures = {pool.submit(run_mutant, m, args, cov): m for m in asked}
+        for future in as_completed(futures):
+            m, (verdict, seconds, tests) = futures[future], future.result()
+            record({"id": m[0], "file": m[1], "line": m[2], "operator": m[3], "mutated": m[5],
+                    "verdict": verdict, "killed_by": "tests" if verdict == "killed" else None,
+                    "tests": tests, "seconds": round(seconds, 2), "text": text_digest(m)})
+            done += 1
+            if done % 50 == 0:
+                print(f"mutation: {done} of {len(asked)} asked the tests", flush=True)
+        alive = [m for m in asked if results[m[0]]["verdict"] == "survived"]
+        if alive and args.san_link:
+            print(f"mutation: {len(alive)} alive; now under the sanitizers", flush=True)
+            futures = {pool.submit(sanitized_verdict, m, args, cov): m for m in alive}
+            for future in as_completed(futures):
+                m, verdict = futures[future], future.result()
+                r = dict(results[m[0]], verdict=verdict,
+                         killed_by="sanitizers" if verdict == "killed" else None)
+                journal.write(json.dumps(r) + "\n")
+                journal.flush()
+                results[m[0]] = r
+    return list(results.values())
+
+
+def resumed(log: Path, asked) -> dict:
+    """The verdicts of the journal that still hold: a mutant killed or stillborn with the same
+    text (tests added since cannot revive it)."""
+    digests = {m[0]: text_digest(m) for m in asked}
+    out = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        r = json.loads(line)
+        if r["verdict"] != "survived" and digests.get(r["id"]) == r.get("text"):
+            out[r["id"]] = r
+    return out
+
+
+def write_json(path: Path, data: dict):
+    """Writes the file whole or not at all."""
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(data, indent=1))
+    partial.replace(path)
+
+
+def report(results, equivalent, planted, args, seconds, out: Path) -> int:
+    """Writes the summary and the results, prints them; the exit status."""
+    counted = [r for r in results if r["verdict"] != "stillborn"]
+    killed = sum(r["verdict"] == "killed" for r in counted)
+    survivors = [r for r in counted if r["verdict"] == "survived"]
+    score = killed / len(counted) if counted else 1.0
+    summary = {"mutants": len(results), "stillborn": len(results) - len(counted),
+               "killed": killed, "by_sanitizers": sum(r["killed_by"] == "sanitizers"
+                                                      for r in counted),
+               "survived": len(survivors), "equivalent": len(equivalent),
+               "score": round(score, 4), "seconds": round(seconds), "sample": args.sample,
+               "seed": args.seed, "resumed": args.resume, "planted": [m[0] for m in planted]}
+    write_json(out, {"summary": summary, "mutants": results})
+    for r in survivors:
+        print(f"survived {r['file']}:{r['line']}: {r['operator']}: {r['mutated']}")
+    print(f"mutation: {killed} of {len(counted)} mutants killed ({100 * score:.1f}%; "
+          f"{summary['by_sanitizers']} by the sanitizers alone), {len(survivors)} survived, "
+          f"{summary['stillborn']} stillborn, {len(equivalent)} equivalent not run; "
+          f"{summary['seconds']} s")
+    if planted:
+        caught = {r["id"] for r in survivors} == set(summary["planted"])
+        print(f"mutation: {'every' if caught else 'NOT every'} planted equivalent mutant, and "
+              f"{'no' if caught else 'not only'} those, reported as a survivor")
+        return 0 if caught else 1
+    return 1 if survivors else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("root")
     ap.add_argument("build")
     ap.add_argument("--cflags", required=True)
     ap.add_argument("--link", required=True, help="the objects of the test binary")
+    ap.add_argument("--san-cflags", default="")
+    ap.add_argument("--san-link", default="", help="the same, built with the sanitizers")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--file", action="append", default=[])
+    ap.add_argument("--plant", type=int, default=0,
+                    help="add N equivalent mutants, which must be the only survivors")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the journal's killed and stillborn verdicts of unchanged mutants")
     ap.add_argument("--list", action="store_true", help="list the mutants, run none")
     args = ap.parse_args()
-    root = Path(args.root)
+    root, out = Path(args.root), Path(args.build, "mutation.json")
     files = sorted((root / "oracle").glob("*.c"))
     files = [f for f in files if not args.file or f.name in args.file]
     mutants = [m for f in files for m in mutants_of(f, root)]
     equivalent = equivalents(Path(__file__).with_name("equivalent.txt"))
-    asked = [m for m in mutants if m[0] not in equivalent]
-    if args.sample:
-        asked = random.Random(args.seed).sample(asked, min(args.sample, len(asked)))
+    every = {m[0] for f in sorted((root / "oracle").glob("*.c")) for m in mutants_of(f, root)}
+    stale = [i for i in equivalent if i not in every]
+    if stale:
+        sys.exit(f"mutation: equivalent.txt names {len(stale)} mutants the code no longer has "
+                 f"(review and remove them), the first: {stale[0]}")
+    known = [m for m in mutants if m[0] in equivalent]
+    if args.plant > len(known):
+        sys.exit(f"mutation: --plant {args.plant}, but equivalent.txt lists {len(known)} mutants")
+    planted = random.Random(args.seed).sample(known, args.plant)
+    # The sample is drawn from every mutant, so that it changes only with the code.
+    asked = random.Random(args.seed).sample(mutants, min(args.sample, len(mutants))) \
+        if args.sample else mutants
+    asked = [m for m in asked if m[0] not in equivalent]
+    asked += planted
     if args.list:
         for m in asked:
             print(f"{m[1]}:{m[2]}: {m[3]}: {m[5]}")
         print(f"mutation: {len(asked)} mutants ({len(mutants)} in all, {len(equivalent)} "
               "equivalent)")
         return 0
-    objects = args.link.split()
     started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        verdicts = list(pool.map(lambda m: run_mutant(m, args, objects), asked))
-    results = [{"id": m[0], "file": m[1], "line": m[2], "operator": m[3], "mutated": m[5],
-                "verdict": v, "seconds": round(s, 2)} for m, (v, s) in zip(asked, verdicts)]
-    counted = [r for r in results if r["verdict"] != "stillborn"]
-    killed = sum(r["verdict"] == "killed" for r in counted)
-    survivors = [r for r in counted if r["verdict"] == "survived"]
-    for r in survivors:
-        print(f"survived {r['file']}:{r['line']}: {r['operator']}: {r['mutated']}")
-    score = killed / len(counted) if counted else 1.0
-    summary = {"mutants": len(results), "stillborn": len(results) - len(counted),
-               "killed": killed, "survived": len(survivors), "equivalent": len(equivalent),
-               "score": round(score, 4), "seconds": round(time.monotonic() - started),
-               "sample": args.sample, "seed": args.seed}
-    Path(args.build, "mutation.json").write_text(json.dumps({"summary": summary,
-                                                             "mutants": results}, indent=1))
-    print(f"mutation: {killed} of {len(counted)} mutants killed ({100 * score:.1f}%), "
-          f"{len(survivors)} survived, {summary['stillborn']} stillborn, "
-          f"{len(equivalent)} equivalent not run; {summary['seconds']} s")
-    return 1 if survivors else 0
+    log = Path(args.build, "mutation", "journal.jsonl")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    kept = resumed(log, asked) if args.resume else {}
+    if not args.resume:
+        log.write_text("")
+    cov = coverage(args, args.link.split())
+    if kept:
+        print(f"mutation: {len(kept)} verdicts kept from the journal", flush=True)
+    ran = {r["id"]: r for r in run_all([m for m in asked if m[0] not in kept], args, cov, log)}
+    results = [kept.get(m[0]) or ran[m[0]] for m in asked]
+    return report(results, equivalent, planted, args, time.monotonic() - started, out)
 
 
 if __name__ == "__main__":
