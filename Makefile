@@ -303,7 +303,8 @@ fuzz: test-deps $(FUZZ_BINS)
 
 # Source mutants of oracle/*.c against the Criterion suites, plain and under the sanitizers
 # (suites/mutation/README.md): every mutant with `make mutation`, a fixed sample with
-# MUTATION_SAMPLE=N, the journal's killed verdicts kept with MUTATION_RESUME=1. `make mutation-check` is CI's: a fixed sample of 40 and 2 planted equivalent
+# MUTATION_SAMPLE=N, the journal's killed verdicts kept with MUTATION_RESUME=1, more of mutate.py's
+# options in MUTATION_ARGS (say "--file sample.c --line 57"). `make mutation-check` is CI's: a fixed sample of 40 and 2 planted equivalent
 # mutants, which must be the only survivors.
 MUTATION_SAMPLE ?= 0
 TEST_OBJ := $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(ORACLE_OBJ)
@@ -316,7 +317,7 @@ mutation-build: test-deps $(TESTS)
 	@$(MAKE) --no-print-directory -j$(NPROC) SAN=1 $(ROOT)/build/san/sieve-tests
 
 mutation: mutation-build
-	$(MUTATION) --sample $(MUTATION_SAMPLE) $(if $(MUTATION_RESUME),--resume)
+	$(MUTATION) --sample $(MUTATION_SAMPLE) $(if $(MUTATION_RESUME),--resume) $(MUTATION_ARGS)
 
 mutation-check: mutation-build
 	$(MUTATION) --sample 40 --plant 2

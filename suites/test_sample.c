@@ -102,6 +102,16 @@ Test(sample, errors_are_reported_in_the_documented_order) {
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &key, 1, NULL, &r), SIEVE_EARG);
 }
 
+Test(sample, a_vocabulary_too_large_is_an_error_before_anything_is_allocated) {
+  /* SIZE_MAX tokens of 8 bytes would wrap the allocation's size; the check comes first. */
+  sieve_params ok = SIEVE_PARAMS_DEFAULT;
+  sieve_draw_key key = {0, 0, 0, 0};
+  sieve_sample_result r;
+  cr_expect_eq(sieve_sample(mat_row, SIZE_MAX, &ok, NULL, &key, 0, NULL, &r), SIEVE_EVOCAB);
+  cr_expect_eq(sieve_sample(mat_row, SIEVE_VOCAB_MAX + 1, &ok, NULL, &key, 0, NULL, &r),
+               SIEVE_EVOCAB);
+}
+
 Test(batch, filter_batch_reports_each_rows_own_status) {
   const float good[3] = {1.0f, 2.0f, 3.0f}, bad[3] = {1.0f, NAN, 3.0f};
   double lp0[3], lp1[3], lp2[3];

@@ -2,7 +2,8 @@
 among them) kill: `make mutation` (issue 26; suites/mutation/README.md).
 
   mutate.py ROOT BUILD --cflags FLAGS --link OBJECTS [--san-cflags FLAGS --san-link OBJECTS]
-            [--sample N --seed S] [--plant N] [--jobs N] [--file NAME]... [--resume] [--list]
+            [--sample N --seed S] [--plant N] [--jobs N] [--file NAME [--line N]]...
+            [--resume] [--list]
 
 Each mutant changes one place of one file of oracle/*.c, the spec path and the fast path alike:
 a relational operator (< <= > >= == != replaced, PIT's boundary and negation), an arithmetic one
@@ -436,6 +437,7 @@ def main():
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--file", action="append", default=[])
+    ap.add_argument("--line", type=int, help="only the mutants of this line (with one --file)")
     ap.add_argument("--plant", type=int, default=0,
                     help="add N equivalent mutants, which must be the only survivors")
     ap.add_argument("--resume", action="store_true",
@@ -445,7 +447,7 @@ def main():
     root, out = Path(args.root), Path(args.build, "mutation.json")
     files = sorted((root / "oracle").glob("*.c"))
     files = [f for f in files if not args.file or f.name in args.file]
-    mutants = [m for f in files for m in mutants_of(f, root)]
+    mutants = [m for f in files for m in mutants_of(f, root) if args.line in (None, m[2])]
     equivalent = equivalents(Path(__file__).with_name("equivalent.txt"))
     every = {m[0] for f in sorted((root / "oracle").glob("*.c")) for m in mutants_of(f, root)}
     stale = [i for i in equivalent if i not in every]
@@ -471,8 +473,6 @@ def main():
     log = Path(args.build, "mutation", "journal.jsonl")
     log.parent.mkdir(parents=True, exist_ok=True)
     kept = resumed(log, asked) if args.resume else {}
-    if not args.resume:
-        log.write_text("")
     cov = coverage(args, args.link.split())
     if kept:
         print(f"mutation: {len(kept)} verdicts kept from the journal", flush=True)
