@@ -240,9 +240,7 @@ def coverage(args, objects) -> dict:
     with tempfile.TemporaryDirectory(prefix="sieve-coverage-") as tmp:
         measured = {"key": key, **measure_coverage(args, objects, Path(tmp))}
     cache.parent.mkdir(parents=True, exist_ok=True)
-    partial = cache.with_suffix(".partial")
-    partial.write_text(json.dumps(measured))
-    partial.replace(cache)
+    write_json(cache, measured)
     print(f"mutation: coverage of {len(measured['tests'])} tests measured in "
           f"{time.monotonic() - started:.0f} s", flush=True)
     return measured
