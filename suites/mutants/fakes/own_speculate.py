@@ -8,6 +8,7 @@ The rows are filtered by the oracle's library (the sieve module); everything spe
 written here: the drafts drawn from q, the accept test u < p / q, the residual max(p - q, 0),
 the bonus from the last target row, each draw by the inverse CDF of a Python random.Random
 seeded from the request's seed and position. Given draft tokens are verified as given."""
+import functools
 import json
 import math
 import random
@@ -30,7 +31,15 @@ def bfloat16(x):
 
 
 def probs(row, params):
-    return [0.0 if lp == -math.inf else math.exp(lp) for lp in sieve.filter(row, **params)]
+    return filtered(tuple(row), tuple(sorted(params.items())))
+
+
+@functools.lru_cache(maxsize=64)
+def filtered(row, params):
+    """The row's probabilities under params; a suite's runs repeat their rows, so each is
+    filtered once."""
+    return [0.0 if lp == -math.inf else math.exp(lp) for lp in sieve.filter(list(row),
+                                                                              **dict(params))]
 
 
 def draw(p, u):
