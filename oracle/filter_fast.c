@@ -268,11 +268,15 @@ static int decide_by_histogram(fast_work *w, size_t vocab, const sieve_params *p
                                double mass, size_t *kept, double *margin) {
   double sum;
   int rc = 0;
+  if (vocab <= SMALL_PREFIX) { /* a short row is ranked whole: there is no floor to choose */
+    rc = decide_on(w, vocab, p, 0.0, w->n_finite, kept, margin);
+    return rc < 0 ? rc : 0;
+  }
   uint32_t *counts = calloc(2 * N_BUCKETS, sizeof *counts);
   if (!counts)
     return SIEVE_ENOMEM;
   histogram(w, vocab, counts);
-  unsigned low = vocab > SMALL_PREFIX ? lowest_needed(w, counts, mass, need) : 0;
+  unsigned low = lowest_needed(w, counts, mass, need);
   for (;;) {
     const double floor = tie_floor(w, bucket_floor(low));
     const size_t n = floor > 0.0 ? count_above(w->expd, vocab, floor, &sum) : w->n_finite;

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 from xml.etree import ElementTree as ET
@@ -309,6 +310,11 @@ def run_scenario(sieve, sc, tmp):
     return problems + ([failed] if failed else check_png(png))
 
 
+def scenario_problems(sieve, sc):
+    with tempfile.TemporaryDirectory() as tmp:
+        return run_scenario(sieve, sc, tmp)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check_svg.py path/to/sieve")
@@ -317,9 +323,9 @@ def main():
               "(apt-get install chromium; make test installs it)")
         return 1
     failed = 0
-    for sc in SCENARIOS:
-        with tempfile.TemporaryDirectory() as tmp:
-            problems = run_scenario(sys.argv[1], sc, tmp)
+    with ThreadPoolExecutor(max_workers=2) as pool:  # Chromium waits much: two at a time
+        found = list(pool.map(lambda sc: scenario_problems(sys.argv[1], sc), SCENARIOS))
+    for sc, problems in zip(SCENARIOS, found):
         failed += bool(problems)
         for p in problems:
             print(f"check_svg: {sc.name} (sieve explain {' '.join(sc.args)}): {p}")
