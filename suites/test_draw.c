@@ -312,3 +312,11 @@ Test(top_logprobs, n_zero_writes_nothing_and_n_above_v_is_an_error) {
   cr_expect_eq(top[0].token, 0x5a5a5a5a5a5a5a5aLL);
   cr_expect_eq(sieve_top_logprobs(lp, 2, 3, top), SIEVE_ETOPLOGPROBS);
 }
+
+Test(top_logprobs, a_vocabulary_of_0_or_above_the_largest_is_an_error) {
+  const double lp[1] = {0.0};
+  sieve_top_entry top[1];
+  cr_expect_eq(sieve_top_logprobs(lp, 0, 0, top), SIEVE_EVOCAB);
+  cr_expect_eq(sieve_top_logprobs(lp, (size_t)SIEVE_VOCAB_MAX + 1, 0, top), SIEVE_EVOCAB);
+  cr_expect_eq(sieve_top_logprobs(lp, SIEVE_VOCAB_MAX, 0, top), 0, "n = 0 reads no logprob");
+}

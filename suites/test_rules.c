@@ -561,3 +561,18 @@ Test(rules, a_temperature_far_from_one_rounds_its_float32_scale_to_an_infinity_o
     cr_expect(f.rc == 0 && is_kept(&f, 0) && !is_kept(&f, 1), "op %d, T = 1e300: a tie", ops[i]);
   }
 }
+
+/* Tokens 2 and 3 underflow to probability 0 with different logits, so ranking by logit orders
+ * them; the top-p cut before them is measured in probability, as DeepInfer measures it. */
+Test(rules, ranking_by_logit_measures_top_p_in_probability) {
+  static const float underflow[4] = {0.0f, -1.0f, -900.0f, -800.0f};
+  sieve_rule r = SIEVE_RULE_DEEPINFER, deepinfer = SIEVE_RULE_DEEPINFER;
+  r.rank_key = SIEVE_RANK_KEY_LOGIT;
+  filtered by_logit = run_rule(&r, underflow, 4, 1.0, 0.5, -1);
+  filtered spec = run_rule(&deepinfer, underflow, 4, 1.0, 0.5, -1);
+  cr_assert_eq(by_logit.rc, 0);
+  cr_expect_eq(by_logit.info.kept, spec.info.kept);
+  cr_expect(same_double(by_logit.info.kept_mass, spec.info.kept_mass));
+  for (size_t i = 0; i < 4; i++)
+    cr_expect(same_double(by_logit.lp[i], spec.lp[i]), "token %zu", i);
+}

@@ -417,8 +417,9 @@ def report(results, equivalent, planted, args, seconds, out: Path) -> int:
           f"{summary['seconds']} s")
     if planted:
         caught = {r["id"] for r in survivors} == set(summary["planted"])
-        print(f"mutation: {'every' if caught else 'NOT every'} planted equivalent mutant, and "
-              f"{'no' if caught else 'not only'} those, reported as a survivor")
+        print("mutation: the survivors are the planted equivalent mutants, no more and no fewer"
+              if caught else "mutation: FAILED: the survivors are not the planted equivalent "
+              "mutants (a new survivor, or a planted one killed)")
         return 0 if caught else 1
     return 1 if survivors else 0
 
