@@ -317,10 +317,10 @@ mutation-build: test-deps $(TESTS)
 	@$(MAKE) --no-print-directory -j$(NPROC) SAN=1 $(ROOT)/build/san/sieve-tests
 
 mutation: mutation-build
-	$(MUTATION) --sample $(MUTATION_SAMPLE) $(if $(MUTATION_RESUME),--resume) $(MUTATION_ARGS)
+	@$(MUTATION) --sample $(MUTATION_SAMPLE) $(if $(MUTATION_RESUME),--resume) $(MUTATION_ARGS)
 
 mutation-check: mutation-build
-	$(MUTATION) --sample 40 --plant 2
+	@$(MUTATION) --sample 40 --plant 2
 
 # Regenerates oracle/ENGINES.md: the profiles, their sources, and the profile-by-profile matrix.
 engines-matrix: all

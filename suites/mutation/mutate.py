@@ -410,7 +410,8 @@ def report(results, equivalent, planted, args, seconds, out: Path) -> int:
                "seed": args.seed, "resumed": args.resume, "planted": [m[0] for m in planted]}
     write_json(out, {"summary": summary, "mutants": results})
     for r in survivors:
-        print(f"survived {r['file']}:{r['line']}: {r['operator']}: {r['mutated']}")
+        mark = " (planted equivalent)" if r["id"] in summary["planted"] else ""
+        print(f"survived{mark} {r['file']}:{r['line']}: {r['operator']}: {r['mutated']}")
     print(f"mutation: {killed} of {len(counted)} mutants killed ({100 * score:.1f}%; "
           f"{summary['by_sanitizers']} by the sanitizers alone), {len(survivors)} survived, "
           f"{summary['stillborn']} stillborn, {len(equivalent)} equivalent not run; "
