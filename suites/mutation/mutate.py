@@ -20,7 +20,7 @@ lines) asks every test.
 
 A mutant is compiled with the oracle's flags, linked into the Criterion test binary in place of
 its file's object, and run (--fail-fast, one job; two mutants at a time by default), the quick
-tests first. It is killed when a test fails, crashes or takes more than TIMEOUT seconds; it
+tests first. It is killed when a test fails, crashes or runs too long (GRACE, TIMEOUT); it
 survives when they pass; it is stillborn when it does not compile (not counted). A mutant the
 tests leave alive is then built with ASan and UBSan (--san-*: the objects of `make test SAN=1`,
 which CI runs) and asked the ten quickest tests that execute it: a read past a buffer, a leak
@@ -53,6 +53,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 TIMEOUT = 120
+# A group of tests may take as long as its tests took one at a time on the coverage build (an -O0
+# build, a process a test: about 3 times what the group takes on the oracle's build), GRACE
+# seconds more, and TIMEOUT at most: a mutant that loops is killed there.
+GRACE = 10
 # A mutant the tests leave alive is asked again the SANITIZED quickest tests that execute it,
 # built with the sanitizers: for a sanitizer's report, not for a test's verdict.
 SANITIZED = 10
@@ -277,14 +281,15 @@ def build(mutant, cflags, objects, tmp: Path, extra=()):
     return tests if linked else None
 
 
-def killed_by_tests(tests: Path, groups) -> bool:
+def killed_by_tests(tests: Path, groups, cov) -> bool:
     """Whether a test of the groups (run in turn, each with --fail-fast) fails, crashes or
-    outlasts TIMEOUT."""
+    outlasts its time (GRACE, TIMEOUT)."""
     for group in filter(None, groups):
+        limit = min(TIMEOUT, sum(cov["tests"][t] for t in group) + GRACE)
         try:
             ran = subprocess.run([str(tests), "--jobs", "1", "--fail-fast", "--filter",
                                   "@(" + "|".join(group) + ")"], capture_output=True,
-                                 timeout=TIMEOUT)
+                                 timeout=limit)
         except subprocess.TimeoutExpired:
             return True
         if ran.returncode != 0:
@@ -315,7 +320,7 @@ def run_mutant(mutant, args, cov):
         tests = build(mutant, f"{args.cflags} -I{args.root}/oracle", args.link.split(), Path(tmp))
         if tests:
             groups = (quick, [t for t in asked if t not in quick])
-            verdict = "killed" if killed_by_tests(tests, groups) else "survived"
+            verdict = "killed" if killed_by_tests(tests, groups, cov) else "survived"
     return verdict, time.monotonic() - started, len(asked)
 
 
