@@ -17,6 +17,11 @@ draft rows whose tokens the oracle draws itself (tag mtp), and `speculate` must 
 reference's drafts, accepted count, tokens and each test's u bit for bit and ratio within
 1e-9; a test or draw within 1e-12 of its boundary is counted apart.
 
+Each batch is followed by PENALIZED rows of seed 004's penalties and min-p (their own generator,
+so the rows above stay the same): random frequency, presence and repetition penalties, windows,
+min-p, and output and prompt ids (some outside the vocabulary, some parameters out of range),
+filtered by both in float64 and compared as above.
+
 With --f32-lib PATH (a float32 implementation served by `sieve serve --lib`, such as
 build/mutants-f32/libport-faithful.so) the same rows also go through the float32 side: each
 row's expectation as make_fixtures.py builds it (every outcome within float32 reach, the float32
@@ -48,6 +53,7 @@ BATCH = 64
 
 EQUAL = 6
 SPECULATE_V = 1024
+PENALIZED = 16
 
 
 def random_row(gen: torch.Generator, v: int):
@@ -84,6 +90,36 @@ def random_params(gen: torch.Generator, v: int, shape: int) -> ref.Params:
     return ref.Params(t, top_p, top_k)
 
 
+def _pick(gen: torch.Generator, values):
+    return values[int(torch.randint(0, len(values), (1,), generator=gen))]
+
+
+def penalty_params(gen: torch.Generator, v: int, shape: int) -> ref.Params:
+    """random_params with min-p and the penalties; about one in twenty out of range."""
+    base = random_params(gen, v, shape)
+    r = torch.rand(6, generator=gen, dtype=torch.float64).tolist()
+    bad = r[5] < 0.05
+    return ref.Params(base.temperature, base.top_p, base.top_k,
+                      min_p=_pick(gen, [0.0, 0.5, 1.0, r[0], r[0] ** 4, 1.5 if bad else 0.1]),
+                      frequency_penalty=_pick(gen, [0.0, 0.5, -1.25, 4 * r[1] - 2]),
+                      presence_penalty=_pick(gen, [0.0, 0.75, -2.0, 4 * r[2] - 2]),
+                      repetition_penalty=_pick(gen, [1.0, 2.0, 0.5, 0.05 + 1.95 * r[3],
+                                                     0.0 if bad else 1.25]),
+                      penalty_last_n=_pick(gen, [-1, -1, 0, 1, 3, -2 if bad else 8]))
+
+
+def history(gen: torch.Generator, v: int):
+    """Output and prompt ids, mostly among the first tokens so that they repeat; one id in
+    fifty is outside [0, V)."""
+    def ids(n):
+        low = min(v, 4)
+        out = [int(torch.randint(0, low if torch.rand(1, generator=gen) < 0.7 else v, (1,),
+                                 generator=gen)) for _ in range(n)]
+        return [v if torch.rand(1, generator=gen) < 0.02 else i for i in out]
+    return ids(int(torch.randint(0, 12, (1,), generator=gen))), \
+        ids(int(torch.randint(0, 4, (1,), generator=gen)))
+
+
 def vocab(gen: torch.Generator, i: int) -> int:
     if i % 100 == 99:
         return int(torch.randint(8192, 65536, (1,), generator=gen))
@@ -95,7 +131,13 @@ def vocab(gen: torch.Generator, i: int) -> int:
 
 
 def params_json(p: ref.Params) -> dict:
-    return {"temperature": p.temperature, "top_p": p.top_p, "top_k": p.top_k}
+    out = {"temperature": p.temperature, "top_p": p.top_p, "top_k": p.top_k}
+    defaults = ref.Params()
+    for name in ("min_p", "frequency_penalty", "presence_penalty", "repetition_penalty",
+                 "penalty_last_n"):
+        if getattr(p, name) != getattr(defaults, name):
+            out[name] = getattr(p, name)
+    return out
 
 
 class Oracle:
@@ -123,11 +165,12 @@ def close(a: float, b: float) -> bool:
     return abs(a - b) <= TOL_ABS + TOL_REL * abs(b)
 
 
-def compare_filter(got: dict, row: torch.Tensor, p: ref.Params, exact: bool):
+def compare_filter(got: dict, row: torch.Tensor, p: ref.Params, exact: bool, ids=((), ())):
     """None when they agree, "undecidable" for a decision within 1e-12 (unless the row's
-    boundaries are exact, as for 2^k equal logits), else the difference."""
+    boundaries are exact, as for 2^k equal logits), else the difference. ids: the output and
+    prompt ids the penalties count."""
     try:
-        want = ref.filter_row(row, p)
+        want = ref.filter_row(row, p, ref.Engine(), *ids)
     except ref.SieveError as e:
         err = got.get("error", {})
         same = (err.get("kind"), err.get("field"), err.get("code")) == (e.kind, e.field, e.code)
@@ -140,7 +183,7 @@ def compare_filter(got: dict, row: torch.Tensor, p: ref.Params, exact: bool):
     kept_want = [i for i, x in enumerate(w) if x != -math.inf]
     if kept_got != kept_want:
         gap = want.cut_gap / max(float(want.probs[want.ranked[want.kept - 1]]), 1e-300)
-        if not exact and (want.topp_margin < UNDECIDABLE or gap < UNDECIDABLE):
+        if not exact and min(want.topp_margin, gap, want.minp_margin) < UNDECIDABLE:
             return "undecidable"
         first = next(i for i in range(len(w)) if (lp[i] == -math.inf) != (w[i] == -math.inf))
         return (f"kept sets differ at token {first}: oracle {lp[first]!r}, reference {w[first]!r} "
@@ -276,6 +319,7 @@ def report(kind, i, row, p, detail, extra=""):
 class Tally:
     def __init__(self):
         self.passed = self.failed = self.undecidable = self.refused = self.speculated = 0
+        self.penalized = 0
 
     def add(self, other):
         for k, v in vars(other).items():
@@ -290,6 +334,7 @@ def run(command, rows: int, seed: int, f32_command=None, shard=(0, 1)) -> Tally:
     oracle = Oracle(command)
     port32 = Oracle(f32_command) if f32_command else None
     chains = torch.Generator().manual_seed(seed + 1)
+    penalties = torch.Generator().manual_seed(seed + 2)
     t = Tally()
     for start in range(0, rows, BATCH):
         batch = []
@@ -304,8 +349,14 @@ def run(command, rows: int, seed: int, f32_command=None, shard=(0, 1)) -> Tally:
             batch.append((i, row, p, s, pos, n_top, exact))
         specs = [speculate_chain(chains, b[1], b[2], b[0]) if b[1].shape[0] <= SPECULATE_V
                  else None for b in batch]
+        penalized = []
+        for _ in range(PENALIZED):
+            v = int(torch.randint(1, 257, (1,), generator=penalties))
+            row, shape = random_row(penalties, v)
+            penalized.append((row, penalty_params(penalties, v, shape), history(penalties, v)))
         if (start // BATCH) % shard[1] == shard[0]:
             check_batch(t, oracle, port32, batch, specs)
+            check_penalized(t, oracle, penalized)
     oracle.close()
     if port32:
         port32.close()
@@ -348,6 +399,23 @@ def check_batch(t: Tally, oracle, port32, batch, specs):
             t.passed += 1
 
 
+def check_penalized(t: Tally, oracle, rows):
+    answers = oracle.ask({"op": "filter", "rows": [
+        {"logits": ff.row_json(row.double()), "params": params_json(p), "output_ids": out,
+         "prompt_ids": prompt} for row, p, (out, prompt) in rows]})
+    for (row, p, ids), got in zip(rows, answers["rows"]):
+        t.penalized += 1
+        d = compare_filter(got, row, p, False, ids)
+        if d in (None, "undecidable"):
+            t.passed += d is None
+            t.undecidable += d == "undecidable"
+            continue
+        t.failed += 1
+        if t.failed <= 10:
+            report("penalties", t.penalized, row, p, d, f" output_ids={ids[0]} prompt_ids={ids[1]}"
+                   f" {params_json(p)}")
+
+
 def run_shard(args):
     return run(*args)
 
@@ -358,13 +426,14 @@ def summary(t: Tally, rows: int, seed: int, f32_command) -> int:
               f"{f32_command[-1]} on every row; {t.refused} rows within float32 reach of more "
               f"outcomes than a case records, not checked there")
     print(f"differential: {t.speculated} of the rows also head a speculative chain (speculate)")
-    print(f"differential: {rows} rows (seed {seed}) through filter and sample; "
-          f"{t.undecidable} decided within 1e-12 of a boundary and accepted either way")
-    checked = t.passed + t.undecidable + t.failed
+    print(f"differential: {rows} rows (seed {seed}) through filter and sample, and "
+          f"{t.penalized} with penalties and min-p through filter; {t.undecidable} decided within "
+          "1e-12 of a boundary and accepted either way")
+    checked, due = t.passed + t.undecidable + t.failed, rows + t.penalized
     print(f"differential: {t.passed + t.undecidable} passed, {t.failed} failed")
-    if checked != rows:
-        print(f"differential: FAIL only {checked} of the {rows} rows were checked", file=sys.stderr)
-    return 1 if t.failed or checked != rows else 0
+    if checked != due or t.penalized == 0:
+        print(f"differential: FAIL only {checked} of the {due} rows were checked", file=sys.stderr)
+    return 1 if t.failed or checked != due or t.penalized == 0 else 0
 
 
 def main():

@@ -2,7 +2,9 @@
 
 Written from ../shared/seeds/000_df0164f72d74ea24.txt (cited as 000:LINE), not from the C
 oracle; where the seed leaves a choice open, this follows the choice stated in oracle/SPEC.md
-("Choices the seed leaves open"). The fixtures are computed here, and the differential run
+("Choices the seed leaves open"). The penalties come from seed 004's pipeline
+(../shared/seeds/004_2fe99828376cb770.txt, 004:LINE), and they and min-p follow oracle/SPEC.md
+("Penalties and min-p") where the seeds are silent. The fixtures are computed here, and the differential run
 compares this module with the C oracle row by row.
 
 Conventions: logits are float32 tensors of shape [V]; processed logprobs are float64; a
@@ -58,10 +60,32 @@ class Params:
     # Whether the request states top_p; 1 and a top_p left out are the same here, and only a
     # reading (an engine that rejects an explicit 1) tells them apart.
     explicit_p: bool = field(default=False, compare=False)
+    # Ours (oracle/SPEC.md, "Penalties and min-p"): min-p, and seed 004's penalties (004:20-21).
+    min_p: float = 0.0
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+    repetition_penalty: float = 1.0
+    penalty_last_n: int = -1
+
+
+def _check_rest(p: Params) -> None:
+    """Ours, after top_k: min_p in [0, 1], the additive penalties in [-2, 2], repetition in
+    (0, 2], penalty_last_n -1 or more, in that order (SGLang's ranges)."""
+    if not 0.0 <= p.min_p <= 1.0:
+        raise _params_error("SIEVE_EMINP", "min_p")
+    if not -2.0 <= p.frequency_penalty <= 2.0:
+        raise _params_error("SIEVE_EFREQUENCY", "frequency_penalty")
+    if not -2.0 <= p.presence_penalty <= 2.0:
+        raise _params_error("SIEVE_EPRESENCE", "presence_penalty")
+    if not 0.0 < p.repetition_penalty <= 2.0:
+        raise _params_error("SIEVE_EREPETITION", "repetition_penalty")
+    if p.penalty_last_n < -1:
+        raise _params_error("SIEVE_EPENALTYWINDOW", "penalty_last_n")
 
 
 def check_params(p: Params) -> Params:
-    """000:11, 000:32, 000:63: check temperature, top_p, top_k in that order, then clamp."""
+    """000:11, 000:32, 000:63: check temperature, top_p, top_k in that order, then ours, then
+    clamp (the clamp leaves min-p and the penalties)."""
     t, top_p, top_k = p.temperature, p.top_p, p.top_k
     if t != t or t in (float("inf"), float("-inf")) or t < 0:
         raise _params_error("SIEVE_ETEMPERATURE", "temperature")
@@ -70,9 +94,13 @@ def check_params(p: Params) -> Params:
     if (isinstance(top_k, float) and not top_k.is_integer()) or not (
             top_k == -1 or 1 <= top_k <= TOP_K_MAX):
         raise _params_error("SIEVE_ETOPK", "top_k")
+    _check_rest(p)
+    rest = dict(min_p=p.min_p, frequency_penalty=p.frequency_penalty,
+                presence_penalty=p.presence_penalty, repetition_penalty=p.repetition_penalty,
+                penalty_last_n=p.penalty_last_n)
     if t < SAMPLING_EPS:  # 000:9: the clamp also resets both filters
-        return Params(SAMPLING_EPS, 1.0, -1)
-    return Params(float(t), float(top_p), int(top_k))
+        return Params(SAMPLING_EPS, 1.0, -1, **rest)
+    return Params(float(t), float(top_p), int(top_k), **rest)
 
 
 # ----------------------------------------------------------------------------- engine options
@@ -101,6 +129,36 @@ def apply_engine(logits: torch.Tensor, engine: Engine) -> torch.Tensor:
     return out
 
 
+# ----------------------------------------------------------------------------- penalties
+
+
+def apply_penalties(x: torch.Tensor, p: Params, output_ids: Sequence[int],
+                    prompt_ids: Sequence[int]) -> torch.Tensor:
+    """Seed 004's step 1 (004:255-287), after the engine options: a token counted c > 0 times
+    in the last penalty_last_n output tokens loses c * frequency + presence (float64, rounded
+    to float32), then is divided by repetition when >= 0, multiplied by it when < 0. The prompt
+    is not counted; every id must lie in [0, V)."""
+    v = x.shape[0]
+    for ids, code, fld in ((output_ids, "SIEVE_EOUTPUTTOKEN", "output_ids"),
+                           (prompt_ids, "SIEVE_EPROMPTTOKEN", "prompt_ids")):
+        if any(not 0 <= int(i) < v for i in ids):
+            raise _request_error(code, fld)
+    n, out = p.penalty_last_n, list(output_ids)
+    counted = out if n == -1 else out[max(len(out) - n, 0):] if n else []
+    if not counted:
+        return x
+    counts = torch.bincount(torch.tensor(counted, dtype=torch.int64), minlength=v)
+    hit = (counts > 0) & ~torch.isinf(x)
+    c = counts.to(torch.float64)
+    shifted = (x.to(torch.float64) - (c * p.frequency_penalty + p.presence_penalty)).float()
+    s64 = shifted.to(torch.float64)
+    scaled = torch.where(s64 < 0, s64 * p.repetition_penalty, s64 / p.repetition_penalty).float()
+    out = torch.where(hit, scaled, x)
+    if bool(torch.isinf(out[hit]).any()):
+        raise _logits_error("SIEVE_EOVERFLOW")
+    return out
+
+
 # ----------------------------------------------------------------------------- the filter
 
 
@@ -111,6 +169,7 @@ class Filtered:
     kept_mass: float
     topp_margin: float  # inf when top-p is off
     cut_gap: float  # inf when nothing ranked was removed
+    minp_margin: float  # inf when min-p is off
     ranked: torch.Tensor = field(repr=False)  # token ids in rank order
     probs: torch.Tensor = field(repr=False)  # full-softmax p, float64 [V]
     scaled: torch.Tensor = field(repr=False)  # the float32 scaled logits [V]
@@ -126,12 +185,13 @@ def check_logits(logits: torch.Tensor) -> None:
         raise _logits_error("SIEVE_EPOSINF")
 
 
-def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine()) -> Filtered:
-    """Steps 1-5 of 000:13-19 on one row."""
+def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine(),
+               output_ids: Sequence[int] = (), prompt_ids: Sequence[int] = ()) -> Filtered:
+    """Steps 1-5 of 000:13-19 on one row, after seed 004's penalties."""
     p = check_params(params)
     logits = logits.to(torch.float32)
     check_logits(logits)
-    x = apply_engine(logits, engine)
+    x = apply_penalties(apply_engine(logits, engine), p, output_ids, prompt_ids)
     finite = ~torch.isinf(x)
     if not bool(finite.any()):
         raise _logits_error("SIEVE_ENOFINITE")
@@ -155,13 +215,20 @@ def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine()) 
     # Step 4 (000:18, 000:32): remove rank >= k among the tokens left.
     if p.top_k != -1:
         kept = min(kept, p.top_k)
+    # Ours: min-p removes a token whose p is below min_p times the largest, on the same order.
+    minp_margin = float("inf")
+    if p.min_p > 0.0:
+        bar, left = p.min_p * float(pr[0]), kept
+        kept = min(left, int((pr >= bar).sum()))
+        near = pr[kept - 1:min(kept + 1, left)]  # its last kept and first removed of those left
+        minp_margin = float(((near - bar).abs() / pr[0]).min())
     # Step 5 (000:19): log-softmax over the kept set, -inf elsewhere.
     masked = torch.full_like(s64, float("-inf"))
     masked[ranked[:kept]] = s64[ranked[:kept]]
     logprobs = torch.log_softmax(masked, dim=0)
     cut_gap = float(pr[kept - 1] - pr[kept]) if kept < len(ranked) else float("inf")
-    return Filtered(logprobs, kept, float(pr[:kept].sum()), margin, cut_gap, ranked, probs,
-                    scaled)
+    return Filtered(logprobs, kept, float(pr[:kept].sum()), margin, cut_gap, minp_margin, ranked,
+                    probs, scaled)
 
 
 def top_logprobs(logprobs: torch.Tensor, n: int) -> List[Tuple[int, float]]:

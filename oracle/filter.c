@@ -3,6 +3,7 @@
  *
  * Rule, for one row of float32 logits and normalized parameters:
  *  0. Engine options first (engine.c); a finite logit is checked for NaN/+inf.
+ *     Then the penalties (penalties.c), step 1 of seed 004's pipeline.
  *  1. scaled_i = logits_i * (float)(1/T) in float32 (seed 000:11: the
  *     reference multiplies by 1/T); p = softmax(scaled) over the whole row in
  *     float64, with the oracle's exp and sums in eight token lanes (softmax.c).
@@ -12,6 +13,8 @@
  *     nothing. The first token always stays.
  *  4. Top-k: of the tokens left, remove rank >= k; k = -1 is off and
  *     k > V keeps all (seed 000:18, 000:32).
+ *     Ours: min-p, on the same order, removes a token whose p is below
+ *     min_p times the largest p (float64 product); ties go together.
  *  5. Kept tokens get log_softmax over the kept set, in float64:
  *     (scaled_i - max) - log(sum over kept of exp(scaled_j - max));
  *     removed tokens get -inf (seed 000:19).
@@ -274,7 +277,7 @@ static size_t top_k_keep(filter_work *w, size_t kept, int64_t top_k) {
 
 /* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. With
  * top_p = 1 and top-k off no rule removes a token (the float32 tail needs a top-k). */
-static size_t keep_count(filter_work *w, const sieve_params *p, double *margin) {
+static size_t cuts_keep(filter_work *w, const sieve_params *p, double *margin) {
   *margin = INFINITY;
   if (p->top_p >= 1.0 && p->top_k == -1)
     return w->n_ranked;
@@ -285,6 +288,24 @@ static size_t keep_count(filter_work *w, const sieve_params *p, double *margin) 
   for (size_t r = 0; r < k; r++)
     mass += w->ranked[r].key;
   return top_p_cut(w, k, p, mass, margin);
+}
+
+/* Min-p on the first n ranks: the ranks whose p is >= min_p times the first's, and the margin
+ * of the closest decision as a share of the first's p. The first rank always stays, and so do
+ * its equals (min_p <= 1); a run of ties stays or goes whole. Every rule cuts it last: on the
+ * kept set renormalized, the ratios to the largest are the same. */
+static size_t min_p_keep(const filter_work *w, size_t n, double min_p, double *margin) {
+  *margin = INFINITY;
+  if (min_p == 0.0)
+    return n;
+  const double largest = w->ranked[0].key, bar = min_p * largest;
+  size_t kept = 1;
+  while (kept < n && !(w->ranked[kept].key < bar))
+    kept++;
+  *margin = fabs(w->ranked[kept - 1].key - bar) / largest;
+  if (kept < n)
+    *margin = fmin(*margin, fabs(w->ranked[kept].key - bar) / largest);
+  return kept;
 }
 
 /* Step 5: log_softmax over the kept set, the first `kept` ranks. Shared with the fast path. */
@@ -307,10 +328,11 @@ static void log_softmax_kept(const filter_work *w, size_t kept, size_t vocab, do
 }
 
 /* The kept tokens' probabilities as ranked, summed in token lanes; expd is free by now. */
-static void describe(filter_work *w, size_t kept, size_t vocab, double topp_margin,
+static void describe(filter_work *w, size_t kept, size_t vocab, const double margins[2],
                      sieve_filter_info *info) {
   info->kept = kept;
-  info->topp_margin = topp_margin;
+  info->topp_margin = margins[0];
+  info->minp_margin = margins[1];
   info->cut_gap = kept < w->n_ranked ? w->ranked[kept - 1].key - w->ranked[kept].key : INFINITY;
   for (size_t i = 0; i < vocab; i++)
     w->expd[i] = 0.0;
@@ -338,19 +360,21 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
+    rc = sieve__apply_penalties(p->penalties, w->scaled, vocab);
+  if (rc == 0)
     rc = scale(w->rule, w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
   if (rc != 0)
     return rc;
   softmax_and_rank(w, vocab);
-  double topp_margin;
-  size_t kept = greedy ? 1 : keep_count(w, p, &topp_margin);
-  if (greedy)
-    topp_margin = INFINITY;
+  double margins[2] = {INFINITY, INFINITY}; /* top-p's, min-p's */
+  size_t kept = 1;
+  if (!greedy)
+    kept = min_p_keep(w, cuts_keep(w, p, &margins[0]), p->min_p, &margins[1]);
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
     return rc;
   log_softmax_kept(w, kept, vocab, logprobs);
   if (info)
-    describe(w, kept, vocab, topp_margin, info);
+    describe(w, kept, vocab, margins, info);
   return 0;
 }
 
@@ -389,8 +413,9 @@ fail:
   return rc;
 }
 
-/* Checks, then the fast path (filter_fast.c) for DeepInfer's rule without force_topk, which
- * gives the spec path's results without sorting the row; the spec path otherwise. */
+/* Checks, then the fast path (filter_fast.c) for DeepInfer's rule without force_topk, penalties
+ * or min-p, which gives the spec path's results without sorting the row; the spec path
+ * otherwise. */
 static int filter_checked(const sieve_rule *rule, int spec, const float *logits, size_t vocab,
                           const sieve_params *params, const sieve_engine *engine, double *logprobs,
                           sieve_filter_info *info) {
@@ -404,7 +429,8 @@ static int filter_checked(const sieve_rule *rule, int spec, const float *logits,
     rc = sieve__check_top_k_vocab(rule, &p, vocab);
   if (rc != 0)
     return rc;
-  if (!spec && is_deepinfer(rule) && (!engine || engine->force_topk == 0))
+  if (!spec && is_deepinfer(rule) && (!engine || engine->force_topk == 0) && !p.penalties &&
+      p.min_p == 0.0)
     return sieve__filter_fast(logits, vocab, &p, engine, logprobs, info,
                               rule ? rule->consulted : NULL);
   return filter_spec(rule, logits, vocab, &p, engine, logprobs, info);

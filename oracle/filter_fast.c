@@ -535,7 +535,7 @@ static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *l
   if (consulted)
     *consulted |= spec_reads(w, vocab, p, cut, kept, margin);
   if (info)
-    *info = (sieve_filter_info){kept, 0.0, margin, INFINITY};
+    *info = (sieve_filter_info){kept, 0.0, margin, INFINITY, INFINITY};
   if (cut) {
     output_cut(w, vocab, kept, logprobs, info);
     return 0;

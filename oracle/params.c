@@ -6,6 +6,11 @@
  * with its own code. Only then normalize: a temperature below 1e-5 becomes
  * 1e-5 and resets top_p to 1 and top_k to -1. Because the checks come first,
  * temperature 0 with top_k 0 is an error for top_k (seed 000:63).
+ * Ours (seed 000 has neither; seed 004:20-21 names the penalties): then min_p
+ * (NaN or outside [0, 1]), frequency_penalty and presence_penalty (NaN or outside
+ * [-2, 2]), repetition_penalty (NaN or outside (0, 2]) and penalty_last_n (below
+ * -1), SGLang's ranges (sampling_params.py:158-177 at 15a4398), each with its own
+ * code and under every rule; the temperature-0 rule leaves them as they are.
  * A top_k left out (SIEVE_TOP_K_UNSET) is -1, and a top_p left out
  * (SIEVE_TOP_P_UNSET) is 1, under every rule.
  * Invariant: normalizing a normalized set changes nothing.
@@ -85,20 +90,26 @@ static int takes_t0_rule(const sieve_rule *rule, double t) {
   }
 }
 
+static void set_filters(sieve_params *p, double temperature, double top_p, int64_t top_k) {
+  p->temperature = temperature;
+  p->top_p = top_p;
+  p->top_k = top_k;
+}
+
 /* The temperature-0 rule: DeepInfer's clamp resets the filters; other engines take the first
  * argmax alone (T = 0 with top_k = 1), T = 1 with top_k = 1, or reject the temperature. */
 static int apply_t0(const sieve_rule *rule, sieve_params *p) {
   switch (SIEVE__AXIS(rule, T0, t0)) {
   case SIEVE_T0_ARGMAX:
-    *p = (sieve_params){0.0, 1.0, 1};
+    set_filters(p, 0.0, 1.0, 1);
     return 0;
   case SIEVE_T0_TOPK1:
-    *p = (sieve_params){1.0, p->top_p, 1};
+    set_filters(p, 1.0, p->top_p, 1);
     return 0;
   case SIEVE_T0_REJECT:
     return SIEVE_ETEMPERATURE;
   default:
-    *p = (sieve_params){SIEVE_SAMPLING_EPS, 1.0, -1};
+    set_filters(p, SIEVE_SAMPLING_EPS, 1.0, -1);
     return 0;
   }
 }
@@ -110,6 +121,26 @@ static int check_filters(const sieve_rule *rule, const sieve_params *p) {
       SIEVE__AXIS(rule, CHECK_ORDER, check_order) == SIEVE_CHECK_ORDER_T0_RULE_TOP_K_FIRST)
     return bad_k;
   return bad_p ? bad_p : bad_k;
+}
+
+static int outside(double x, double low, double high) { return isnan(x) || x < low || x > high; }
+
+/* min_p, then the penalties in the order of sieve_penalties. */
+static int check_rest(const sieve_params *p) {
+  const sieve_penalties *pen = p->penalties;
+  if (outside(p->min_p, 0.0, 1.0))
+    return SIEVE_EMINP;
+  if (!pen)
+    return 0;
+  if (outside(pen->frequency, -2.0, 2.0))
+    return SIEVE_EFREQUENCY;
+  if (outside(pen->presence, -2.0, 2.0))
+    return SIEVE_EPRESENCE;
+  if (!(pen->repetition > 0.0) || pen->repetition > 2.0)
+    return SIEVE_EREPETITION;
+  if (pen->last_n < -1)
+    return SIEVE_EPENALTYWINDOW;
+  return (pen->n_output && !pen->output) || (pen->n_prompt && !pen->prompt) ? SIEVE_EARG : 0;
 }
 
 /* A temperature in (0, 0.01) becomes 0.01 where the rule has that floor. */
@@ -146,7 +177,7 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
     return rc;
   const double top_p = in->top_p == SIEVE_TOP_P_UNSET ? in->top_p : read_param(rule, in->top_p);
   sieve_params p = {read_param(rule, in->temperature), top_p_meaning(rule, top_p),
-                    top_k_meaning(rule, in->top_k)};
+                    top_k_meaning(rule, in->top_k), in->min_p, in->penalties};
   rc = check_temperature(rule, p.temperature);
   const int t0 = rc == 0 && takes_t0_rule(rule, p.temperature);
   const int t0_first =
@@ -155,6 +186,8 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
     rc = apply_t0(rule, &p);
   if (rc == 0)
     rc = check_filters(rule, &p);
+  if (rc == 0)
+    rc = check_rest(&p);
   if (rc == 0 && t0 && !t0_first)
     rc = apply_t0(rule, &p);
   else if (rc == 0 && !t0)

@@ -14,12 +14,13 @@
 
 #include "internal.h"
 
-/* The logprobs a rule returns: processed (the spec), after temperature only, or raw. */
+/* The logprobs a rule returns: processed (the spec), after the penalties and temperature only,
+ * or raw. */
 static int reported_logprobs(const sieve_rule *rule, const float *logits, size_t vocab,
                              const sieve_params *params, const sieve_engine *engine, double *out) {
-  sieve_params p = {params->temperature, 1.0, -1};
-  if (SIEVE__AXIS(rule, LOGPROBS, logprobs) == SIEVE_LOGPROBS_RAW)
-    p.temperature = 1.0;
+  const int raw = SIEVE__AXIS(rule, LOGPROBS, logprobs) == SIEVE_LOGPROBS_RAW;
+  const sieve_params p = {raw ? 1.0 : params->temperature, 1.0, -1, 0.0,
+                          raw ? NULL : params->penalties};
   /* The parameters are the rule's, already checked: only T = 0 (greedy) takes a clamp again. */
   static const sieve_rule plain = {.t0_below = SIEVE_T0_BELOW_ZERO};
   return sieve_filter_rule(&plain, logits, vocab, &p, engine, out, NULL);

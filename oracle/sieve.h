@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define SIEVE_VERSION "3.0.0"
+#define SIEVE_VERSION "4.0.0"
 
 /* Temperatures below this become this (seed 000:9, sampling_params.py:10). */
 #define SIEVE_SAMPLING_EPS 1e-5
@@ -45,7 +45,7 @@ extern "C" {
   X(ENAN, -6, "logits: a logit is NaN")                                                      \
   X(EPOSINF, -7, "logits: a logit is +inf")                                                  \
   X(ENOFINITE, -8, "logits: no finite logit is left in the row")                             \
-  X(EOVERFLOW, -9, "logits: a logit times 1/temperature overflows float32")                  \
+  X(EOVERFLOW, -9, "logits: a logit penalized or times 1/temperature overflows float32")     \
   X(EFORCETOPK, -10, "engine: force_topk must be >= 0")                                      \
   X(EBLACKLIST, -11, "engine: a blacklist token id is outside [0, V)")                       \
   X(EPROBS, -12, "probs: a probability is negative, NaN or infinite, or their sum overflows") \
@@ -58,7 +58,14 @@ extern "C" {
   X(ENOMEM, -19, "out of memory")                                                          \
   X(ERULE, -20, "rule: an axis has a value outside its enum")                                \
   X(EDRAFT, -21, "draft: the chain must have 1 to 64 tokens")                                \
-  X(EDRAFTTOKEN, -22, "draft: a draft token id is outside [0, V)")
+  X(EDRAFTTOKEN, -22, "draft: a draft token id is outside [0, V)")                           \
+  X(EMINP, -23, "min_p must be a number in [0, 1]")                                          \
+  X(EFREQUENCY, -24, "frequency_penalty must be a number in [-2, 2]")                        \
+  X(EPRESENCE, -25, "presence_penalty must be a number in [-2, 2]")                          \
+  X(EREPETITION, -26, "repetition_penalty must be a number in (0, 2]")                       \
+  X(EPENALTYWINDOW, -27, "penalty_last_n must be -1 (every output token) or >= 0")           \
+  X(EOUTPUTTOKEN, -28, "output_ids: a token id is outside [0, V)")                           \
+  X(EPROMPTTOKEN, -29, "prompt_ids: a token id is outside [0, V)")
 
 #define SIEVE__ERRNO_ENUM(name, value, message) SIEVE_##name = (value),
 typedef enum sieve_errno { SIEVE_OK = 0, SIEVE_ERRNO_MAP(SIEVE__ERRNO_ENUM) } sieve_errno;
@@ -71,15 +78,37 @@ const char *sieve_err_name(int err);
 
 /* ------------------------------------------------------------ parameters */
 
+/*
+ * The penalties of seed 004 (its pipeline's step 1, before temperature) and the tokens they
+ * count (oracle/penalties.c). A token counted c > 0 times has c * frequency + presence
+ * subtracted from its logit, then the result divided by repetition when positive, multiplied
+ * by it when negative. Our rule counts the last last_n output tokens (-1: all of them); the
+ * prompt is carried for the rules that count it too.
+ */
+typedef struct sieve_penalties {
+  double frequency;      /* [-2, 2]; 0 = off */
+  double presence;       /* [-2, 2]; 0 = off */
+  double repetition;     /* (0, 2]; 1 = off */
+  int64_t last_n;        /* -1 or >= 0 */
+  const int64_t *output; /* the tokens generated so far, oldest first */
+  size_t n_output;
+  const int64_t *prompt; /* the prompt's tokens */
+  size_t n_prompt;
+} sieve_penalties;
+
+#define SIEVE_PENALTIES_DEFAULT {0.0, 0.0, 1.0, -1, NULL, 0, NULL, 0}
+
 /* Sampling parameters. top_k is 64-bit so that out-of-range input can be rejected. */
 typedef struct sieve_params {
   double temperature;
   double top_p;
   int64_t top_k;
+  double min_p;                     /* a token goes when p < min_p * the largest p; 0 = off */
+  const sieve_penalties *penalties; /* NULL = none */
 } sieve_params;
 
-/* The defaults of seed 000:63 (sampling_params.py:47-62). */
-#define SIEVE_PARAMS_DEFAULT {1.0, 1.0, -1}
+/* The defaults of seed 000:63 (sampling_params.py:47-62), with min-p and the penalties off. */
+#define SIEVE_PARAMS_DEFAULT {1.0, 1.0, -1, 0.0, NULL}
 
 /* A top_k left out of a request: no top-k under every rule, even one where an explicit -1 is an
  * error (the top_k_minus_one axis). Checking turns it into -1. It is INT64_MIN, so that value is
@@ -92,9 +121,11 @@ typedef struct sieve_params {
 #define SIEVE_TOP_P_UNSET (-DBL_MAX)
 
 /*
- * Validates in the seed's order (temperature, top_p, top_k), then normalizes:
- * a temperature below SIEVE_SAMPLING_EPS becomes it, with top_p = 1 and
- * top_k = -1. `out` may equal `in`; it is written only on success.
+ * Validates in the seed's order (temperature, top_p, top_k), then (ours) min_p and the
+ * penalties' frequency, presence, repetition and last_n; then normalizes: a temperature below
+ * SIEVE_SAMPLING_EPS becomes it, with top_p = 1 and top_k = -1 (min_p and the penalties stay).
+ * `out` may equal `in`; it is written only on success. The counted token ids are checked
+ * against the vocabulary by the filter.
  */
 int sieve_params_check(const sieve_params *in, sieve_params *out);
 
@@ -251,7 +282,7 @@ typedef struct sieve_engine {
 
 #define SIEVE_LOGPROBS_VALUES(V)                                                        \
   V(LOGPROBS, PROCESSED, "processed", "after temperature, top-p and top-k")            \
-  V(LOGPROBS, SCALED, "scaled", "after temperature only")                              \
+  V(LOGPROBS, SCALED, "scaled", "after the penalties and temperature only")            \
   V(LOGPROBS, RAW, "raw", "of the raw logits")
 
 #define SIEVE_DRAW_VALUES(V)                                                            \
@@ -329,6 +360,7 @@ typedef struct sieve_filter_info {
   double kept_mass;   /* full-softmax mass of the kept tokens, summed in token lanes */
   double topp_margin; /* min over ranks of |mass before - top_p|; +inf when top-p is off */
   double cut_gap;     /* p(last kept) - p(first ranked token removed); +inf when none removed */
+  double minp_margin; /* |p - min_p * p_max| / p_max at the min-p cut; +inf when min-p is off */
 } sieve_filter_info;
 
 /*

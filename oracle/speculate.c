@@ -147,7 +147,7 @@ static int bonus(const chain *c, sieve_speculate_result *result, int64_t *token)
 
 /* The parameters q is read with: the draft's own, or under spec_q raw none (T = 1, no filters). */
 static const sieve_params *draft_params(const chain *c) {
-  static const sieve_params raw = {1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET};
+  static const sieve_params raw = {1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET, 0.0, NULL};
   return SIEVE__AXIS(c->rule, SPEC_Q, spec_q) == SIEVE_SPEC_Q_RAW ? &raw : &c->spec->draft_params;
 }
 

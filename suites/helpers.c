@@ -26,17 +26,22 @@ static void expect_same_paths(const filtered *fast, const filtered *spec, size_t
             fast->info.kept, fast->info.kept_mass, fast->info.topp_margin, fast->info.cut_gap);
 }
 
-filtered run_filter_engine(const float *logits, size_t v, double t, double top_p, int64_t top_k,
+filtered run_filter_params(const float *logits, size_t v, const sieve_params *p,
                            const sieve_engine *engine) {
   filtered f, spec;
   memset(&f, 0, sizeof f);
   memset(&spec, 0, sizeof spec);
-  sieve_params p = {t, top_p, top_k};
   cr_assert(v <= MAX_V, "test row too long");
-  f.rc = sieve_filter(logits, v, &p, engine, f.lp, &f.info);
-  spec.rc = sieve_filter_spec(logits, v, &p, engine, spec.lp, &spec.info);
+  f.rc = sieve_filter(logits, v, p, engine, f.lp, &f.info);
+  spec.rc = sieve_filter_spec(logits, v, p, engine, spec.lp, &spec.info);
   expect_same_paths(&f, &spec, v);
   return f;
+}
+
+filtered run_filter_engine(const float *logits, size_t v, double t, double top_p, int64_t top_k,
+                           const sieve_engine *engine) {
+  const sieve_params p = {t, top_p, top_k, 0.0, NULL};
+  return run_filter_params(logits, v, &p, engine);
 }
 
 filtered run_filter(const float *logits, size_t v, double t, double top_p, int64_t top_k) {

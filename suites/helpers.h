@@ -42,6 +42,9 @@ typedef struct filtered {
 filtered run_filter(const float *logits, size_t v, double t, double top_p, int64_t top_k);
 filtered run_filter_engine(const float *logits, size_t v, double t, double top_p, int64_t top_k,
                            const sieve_engine *engine);
+/* The same with every parameter (min-p, the penalties) and the engine options (may be NULL). */
+filtered run_filter_params(const float *logits, size_t v, const sieve_params *p,
+                           const sieve_engine *engine);
 
 /* Nonzero when token i is kept (finite processed logprob). */
 int is_kept(const filtered *f, size_t i);

@@ -45,7 +45,7 @@ Test(errors, success_and_unknown_codes_have_names) {
  * (top_logprobs), as sieve serve and generators/reference.py order them too. */
 Test(errors, s000_l63_parameters_come_before_logits_and_logits_before_top_logprobs) {
   const float good[3] = {1.0f, 2.0f, 3.0f}, nan_row[3] = {1.0f, NAN, 3.0f};
-  const sieve_params bad_top_p = {1.0, 0.0, -1}, fine = {1.0, 1.0, -1};
+  const sieve_params bad_top_p = {1.0, 0.0, -1, 0.0, NULL}, fine = {1.0, 1.0, -1, 0.0, NULL};
   sieve_draw_key key = {1, 0, 0, 0};
   sieve_top_entry top[9];
   sieve_sample_result r;

@@ -58,7 +58,7 @@ static int fill(rng *r, float *row, size_t v) {
 static sieve_params params_for(rng *r, size_t v, int exact) {
   sieve_params p = random_params(r, v);
   if (exact && v > 1) /* a top_p that is exactly the mass of the first j tokens */
-    return (sieve_params){1.0, (double)(1 + rng_next(r) % (v - 1)) / (double)v, -1};
+    return (sieve_params){1.0, (double)(1 + rng_next(r) % (v - 1)) / (double)v, -1, 0.0, NULL};
   if (rng_next(r) % 8 == 0)
     p.top_p = 1.0;
   if (rng_next(r) % 8 == 0)
@@ -134,7 +134,8 @@ Test(fast_path, agrees_with_the_spec_path_on_a_262144_token_row) {
   rng r = {5};
   for (size_t i = 0; row && i < v; i++)
     row[i] = (float)((double)(rng_next(&r) >> 11) * 0x1p-53 * 6.0 - 3.0) + (i % 40009 ? 0 : 14);
-  const sieve_params cases[3] = {{0.7, 0.9, 50}, {1.0, 0.95, -1}, {1.0, 1.0, -1}};
+  const sieve_params cases[3] = {
+      {0.7, 0.9, 50, 0.0, NULL}, {1.0, 0.95, -1, 0.0, NULL}, {1.0, 1.0, -1, 0.0, NULL}};
   same_results(row, v, cases, 3);
 }
 
@@ -146,8 +147,9 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_a_few_tied_levels) {
   rng r = {31};
   for (size_t i = 0; row && i < v; i++)
     row[i] = i % 5003 == 7 ? -INFINITY : 0.25f * (float)(rng_next(&r) % 13);
-  const sieve_params cases[6] = {{0.7, 0.9, 50},   {1.0, 0.95, -1},      {1.0, 0.5, -1},
-                                 {1.0, 1.0, 9000}, {1.3, 0.999, 100000}, {1.0, 0.01, -1}};
+  const sieve_params cases[6] = {{0.7, 0.9, 50, 0.0, NULL},       {1.0, 0.95, -1, 0.0, NULL},
+                                 {1.0, 0.5, -1, 0.0, NULL},       {1.0, 1.0, 9000, 0.0, NULL},
+                                 {1.3, 0.999, 100000, 0.0, NULL}, {1.0, 0.01, -1, 0.0, NULL}};
   same_results(row, v, cases, 6);
 }
 
@@ -206,13 +208,14 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_few_levels_in_long_runs) {
       finite += count[l];
     /* At T = 0.01 a level 45 below has p = 0: a top-k that ends inside the last level. */
     const int64_t in_last = (int64_t)(finite - 1 - (last ? rng_next(&r) % last : 0));
-    const sieve_params cases[7] = {{1.0, at, -1},
-                                   {1.0, nextafter(at, 0.0), -1},
-                                   {1.0, nextafter(at, 1.0), (int64_t)(rng_next(&r) % v)},
-                                   {1.0, 1.0 - 0x1p-53, -1},
-                                   {0.7, (double)(rng_next(&r) % 1000) / 1000.0, 50},
-                                   {1.3, 1.0, 1 + (int64_t)(rng_next(&r) % v)},
-                                   {0.01, 1.0, in_last > 0 ? in_last : 1}};
+    const sieve_params cases[7] = {
+        {1.0, at, -1, 0.0, NULL},
+        {1.0, nextafter(at, 0.0), -1, 0.0, NULL},
+        {1.0, nextafter(at, 1.0), (int64_t)(rng_next(&r) % v), 0.0, NULL},
+        {1.0, 1.0 - 0x1p-53, -1, 0.0, NULL},
+        {0.7, (double)(rng_next(&r) % 1000) / 1000.0, 50, 0.0, NULL},
+        {1.3, 1.0, 1 + (int64_t)(rng_next(&r) % v), 0.0, NULL},
+        {0.01, 1.0, in_last > 0 ? in_last : 1, 0.0, NULL}};
     for (size_t c = 0; c < 7; c++)
       same_result(row, v, &cases[c], a, b, n * 7 + c);
   }
@@ -286,7 +289,7 @@ Test(fast_path, keeps_blacklisted_tokens_removed_when_one_over_t_underflows) {
   const float row[3] = {0.0f, 4.47e-43f, 3.0f};
   const int64_t blacklist[2] = {0, 1};
   const sieve_engine engine = {0, blacklist, 2};
-  const sieve_params p = {3.121749120157552e+144, 6.6e-25, 33555007};
+  const sieve_params p = {3.121749120157552e+144, 6.6e-25, 33555007, 0.0, NULL};
   double a[4], b[4];
   sieve_filter_info fa, fb;
   cr_assert_eq(sieve_filter(row, 3, &p, &engine, a, &fa), 0);
@@ -296,7 +299,7 @@ Test(fast_path, keeps_blacklisted_tokens_removed_when_one_over_t_underflows) {
   cr_expect(isinf(a[0]) && isinf(a[1]) && same_double(a[2], 0.0));
   cr_expect_eq(memcmp(a, b, 3 * sizeof *a), 0);
   const float mixed[4] = {-INFINITY, 2.0f, -1.0f, -INFINITY};
-  const sieve_params all = {1e300, 1.0, -1};
+  const sieve_params all = {1e300, 1.0, -1, 0.0, NULL};
   cr_assert_eq(sieve_filter(mixed, 4, &all, NULL, a, &fa), 0);
   cr_expect(isinf(a[0]) && isinf(a[3]) && same_double(a[1], -log(2.0)) &&
             same_double(a[2], -log(2.0)));
@@ -347,7 +350,8 @@ Test(fast_path, records_topp_one_where_top_p_is_1_and_a_top_k_is_set) {
   for (size_t i = 0; i < 300; i++)
     row[i] = (float)(rng_unit(&r) * 8.0);
   const uint32_t bit = (uint32_t)1 << SIEVE_AXIS_TOPP_ONE;
-  const sieve_params with_k = {1.0, 1.0, 50}, without_k = {1.0, 1.0, -1}, top_p = {1.0, 0.9, 50};
+  const sieve_params with_k = {1.0, 1.0, 50, 0.0, NULL}, without_k = {1.0, 1.0, -1, 0.0, NULL},
+                     top_p = {1.0, 0.9, 50, 0.0, NULL};
   uint32_t fast, spec;
   axes_read(row, 300, &with_k, &fast, &spec);
   cr_expect(fast & bit && spec & bit, "top_p 1, top_k 50: fast %#x, spec %#x", fast, spec);

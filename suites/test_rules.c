@@ -7,7 +7,7 @@
 static filtered run_rule(const sieve_rule *rule, const float *logits, size_t v, double t,
                          double top_p, int64_t top_k) {
   filtered f;
-  sieve_params p = {t, top_p, top_k};
+  sieve_params p = {t, top_p, top_k, 0.0, NULL};
   f.rc = sieve_filter_rule(rule, logits, v, &p, NULL, f.lp, &f.info);
   return f;
 }
@@ -71,7 +71,7 @@ Test(rules, s002_l48_argmax_at_t0_keeps_the_first_maximum_alone) {
 Test(rules, s004_l54_t0_becomes_t1_with_top_k_1) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
   r.t0 = SIEVE_T0_TOPK1;
-  sieve_params in = {0.0, 0.3, 5}, out;
+  sieve_params in = {0.0, 0.3, 5, 0.0, NULL}, out;
   cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
   expect_near(out.temperature, 1.0, 0, "T");
   expect_near(out.top_p, 0.3, 0, "top_p");
@@ -87,7 +87,7 @@ Test(rules, s004_l165_top_k_zero_can_mean_off) {
 
 Test(rules, raw_and_scaled_logprobs_are_what_sample_returns) {
   sieve_draw_key key = {42, 7, 0, 0};
-  sieve_params p = {0.5, 1.0, 2};
+  sieve_params p = {0.5, 1.0, 2, 0.0, NULL};
   sieve_sample_result processed, scaled, raw;
   sieve_rule r = SIEVE_RULE_DEEPINFER;
   cr_assert_eq(sieve_sample_rule(&r, mat, 6, &p, NULL, &key, 0, NULL, &processed), 0);
@@ -97,14 +97,14 @@ Test(rules, raw_and_scaled_logprobs_are_what_sample_returns) {
   cr_assert_eq(sieve_sample_rule(&r, mat, 6, &p, NULL, &key, 0, NULL, &raw), 0);
   cr_assert_eq(processed.token, raw.token);
   double lp[6];
-  sieve_params full = {1.0, 1.0, -1};
+  sieve_params full = {1.0, 1.0, -1, 0.0, NULL};
   sieve_filter(mat, 6, &full, NULL, lp, NULL);
   expect_near(raw.logprob, lp[raw.token], 1e-15, "raw logprob");
   cr_expect_gt(processed.logprob, scaled.logprob, "renormalized over 2 tokens, it is larger");
 }
 
 Test(rules, an_own_generator_is_not_the_hash) {
-  sieve_params p = {1.0, 1.0, -1};
+  sieve_params p = {1.0, 1.0, -1, 0.0, NULL};
   sieve_rule r = SIEVE_RULE_DEEPINFER;
   r.draw = SIEVE_DRAW_OWN;
   int differs = 0;
@@ -201,7 +201,7 @@ Test(rules, unspecified_tie_orders_keep_as_many_but_not_the_lowest_ids) {
 }
 
 Test(rules, t0_thresholds_say_which_temperatures_take_the_t0_rule) {
-  sieve_params in = {5e-6, 0.3, 5}, out;
+  sieve_params in = {5e-6, 0.3, 5, 0.0, NULL}, out;
   sieve_rule micro = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_MICRO);
   cr_assert_eq(sieve_params_check_rule(&micro, &in, &out), 0);
   expect_near(out.temperature, 5e-6, 0, "5e-6 is not below 1e-6");
@@ -223,12 +223,12 @@ Test(rules, below_1e_7_takes_negative_and_nano_temperatures_but_not_5e_7) {
   sieve_params out;
   const double taken[] = {-1.0, 0.0, 5e-8}, kept[] = {5e-7, 1e-7};
   for (size_t i = 0; i < 3; i++) {
-    sieve_params in = {taken[i], 0.3, 5};
+    sieve_params in = {taken[i], 0.3, 5, 0.0, NULL};
     cr_assert_eq(sieve_params_check_rule(&nano, &in, &out), 0);
     expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "T < 1e-7 takes the rule");
   }
   for (size_t i = 0; i < 2; i++) {
-    sieve_params in = {kept[i], 0.3, 5};
+    sieve_params in = {kept[i], 0.3, 5, 0.0, NULL};
     cr_assert_eq(sieve_params_check_rule(&nano, &in, &out), 0);
     expect_near(out.temperature, kept[i], 0, "T >= 1e-7 is used as given");
   }
@@ -237,7 +237,7 @@ Test(rules, below_1e_7_takes_negative_and_nano_temperatures_but_not_5e_7) {
 Test(rules, a_negative_temperature_that_scales_reverses_the_row) {
   const float row[3] = {1.0f, 2.0f, 3.0f};
   sieve_rule r = with(SIEVE_AXIS_T0_BELOW, SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES);
-  sieve_params in = {-1.0, 1.0, -1}, out;
+  sieve_params in = {-1.0, 1.0, -1, 0.0, NULL}, out;
   cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
   expect_near(out.temperature, -1.0, 0, "a negative T stays as given");
   in.temperature = 0.0;
@@ -333,7 +333,7 @@ Test(rules, exllamav2_subtracting_the_largest_first_ties_a_far_pair_and_overflow
 Test(rules, sglang_a_temperature_0_rule_before_the_checks_hides_a_bad_top_k) {
   sieve_rule r = with(SIEVE_AXIS_CHECK_ORDER, SIEVE_CHECK_ORDER_T0_RULE_FIRST);
   sieve_rule_set(&r, SIEVE_AXIS_T0, SIEVE_T0_TOPK1);
-  sieve_params bad_k = {0.0, 1.0, 0}, bad_p = {0.0, 0.0, -1}, out;
+  sieve_params bad_k = {0.0, 1.0, 0, 0.0, NULL}, bad_p = {0.0, 0.0, -1, 0.0, NULL}, out;
   cr_expect_eq(sieve_params_check_rule(NULL, &bad_k, &out), SIEVE_ETOPK, "checked first");
   cr_assert_eq(sieve_params_check_rule(&r, &bad_k, &out), 0);
   cr_expect_eq(out.top_k, 1, "the rule's top_k 1 replaced it");
@@ -343,7 +343,7 @@ Test(rules, sglang_a_temperature_0_rule_before_the_checks_hides_a_bad_top_k) {
 Test(rules, hf_the_temperature_0_error_comes_first_then_top_k_before_top_p) {
   sieve_rule r = with(SIEVE_AXIS_CHECK_ORDER, SIEVE_CHECK_ORDER_T0_RULE_TOP_K_FIRST);
   sieve_rule_set(&r, SIEVE_AXIS_T0, SIEVE_T0_REJECT);
-  sieve_params cold = {0.0, 0.0, 0}, both = {1.0, 0.0, -5}, out;
+  sieve_params cold = {0.0, 0.0, 0, 0.0, NULL}, both = {1.0, 0.0, -5, 0.0, NULL}, out;
   cr_expect_eq(sieve_params_check_rule(NULL, &both, &out), SIEVE_ETOPP, "the spec: top_p first");
   cr_expect_eq(sieve_params_check_rule(&r, &cold, &out), SIEVE_ETEMPERATURE);
   cr_expect_eq(sieve_params_check_rule(&r, &both, &out), SIEVE_ETOPK);
@@ -351,13 +351,13 @@ Test(rules, hf_the_temperature_0_error_comes_first_then_top_k_before_top_p) {
 
 Test(rules, hf_t0_reject_makes_temperature_zero_an_error) {
   sieve_rule r = with(SIEVE_AXIS_T0, SIEVE_T0_REJECT);
-  sieve_params in = {0.0, 1.0, -1}, out;
+  sieve_params in = {0.0, 1.0, -1, 0.0, NULL}, out;
   cr_expect_eq(sieve_params_check_rule(&r, &in, &out), SIEVE_ETEMPERATURE);
 }
 
 Test(rules, vllm_the_temperature_floor_raises_small_temperatures_to_a_hundredth) {
   sieve_rule r = with(SIEVE_AXIS_TEMPERATURE_FLOOR, SIEVE_TEMPERATURE_FLOOR_CENTI);
-  sieve_params in = {0.001, 1.0, -1}, out;
+  sieve_params in = {0.001, 1.0, -1, 0.0, NULL}, out;
   cr_assert_eq(sieve_params_check_rule(&r, &in, &out), 0);
   expect_near(out.temperature, 0.01, 0, "floor");
   in.temperature = 0.5;
@@ -367,7 +367,8 @@ Test(rules, vllm_the_temperature_floor_raises_small_temperatures_to_a_hundredth)
 
 Test(rules, hf_an_explicit_minus_one_can_be_an_error_while_leaving_it_out_is_off) {
   sieve_rule r = with(SIEVE_AXIS_TOP_K_MINUS_ONE, SIEVE_TOP_K_MINUS_ONE_ERROR);
-  sieve_params minus_one = {1.0, 1.0, -1}, unset = {1.0, 1.0, SIEVE_TOP_K_UNSET}, out;
+  sieve_params minus_one = {1.0, 1.0, -1, 0.0, NULL},
+               unset = {1.0, 1.0, SIEVE_TOP_K_UNSET, 0.0, NULL}, out;
   cr_expect_eq(sieve_params_check_rule(&r, &minus_one, &out), SIEVE_ETOPK);
   cr_assert_eq(sieve_params_check_rule(&r, &unset, &out), 0);
   cr_expect_eq(out.top_k, -1);
@@ -377,8 +378,9 @@ Test(rules, hf_an_explicit_minus_one_can_be_an_error_while_leaving_it_out_is_off
 
 Test(rules, tgi_an_explicit_top_p_one_can_be_an_error_while_leaving_it_out_is_off) {
   sieve_rule r = with(SIEVE_AXIS_EXPLICIT_TOP_P_ONE, SIEVE_EXPLICIT_TOP_P_ONE_ERROR);
-  sieve_params one = {1.0, 1.0, -1}, unset = {1.0, SIEVE_TOP_P_UNSET, -1}, out;
-  sieve_params bad_t = {-1.0, 1.0, -1}, bad_k = {1.0, 1.0, 0};
+  sieve_params one = {1.0, 1.0, -1, 0.0, NULL}, unset = {1.0, SIEVE_TOP_P_UNSET, -1, 0.0, NULL},
+               out;
+  sieve_params bad_t = {-1.0, 1.0, -1, 0.0, NULL}, bad_k = {1.0, 1.0, 0, 0.0, NULL};
   cr_expect_eq(sieve_params_check_rule(&r, &one, &out), SIEVE_ETOPP);
   cr_expect_eq(sieve_params_check_rule(&r, &bad_t, &out), SIEVE_ETEMPERATURE, "T is first");
   cr_expect_eq(sieve_params_check_rule(&r, &bad_k, &out), SIEVE_ETOPP, "top_p before top_k");
@@ -400,7 +402,7 @@ Test(rules, mlx_a_top_k_of_the_vocabulary_size_or_more_can_be_an_error) {
 
 Test(rules, vllm_a_top_k_above_the_int32_maximum_can_be_accepted_and_keeps_all) {
   sieve_rule r = with(SIEVE_AXIS_TOP_K_MAX, SIEVE_TOP_K_MAX_NONE);
-  sieve_params big = {1.0, 1.0, SIEVE_TOP_K_MAX + 1}, out;
+  sieve_params big = {1.0, 1.0, SIEVE_TOP_K_MAX + 1, 0.0, NULL}, out;
   cr_expect_eq(sieve_params_check_rule(NULL, &big, &out), SIEVE_ETOPK);
   cr_assert_eq(sieve_params_check_rule(&r, &big, &out), 0);
   cr_expect_eq(out.top_k, SIEVE_TOP_K_MAX + 1, "kept as given");
@@ -410,8 +412,9 @@ Test(rules, vllm_a_top_k_above_the_int32_maximum_can_be_accepted_and_keeps_all) 
 
 Test(rules, tgi_reading_parameters_as_float32_rounds_them_before_the_checks) {
   sieve_rule r = with(SIEVE_AXIS_PARAM_PRECISION, SIEVE_PARAM_PRECISION_FLOAT32);
-  sieve_params given = {0.7, 0.9, -1}, denormal = {5e-324, 1.0, -1}, huge = {1e308, 1.0, -1};
-  sieve_params almost_one = {1.0, 0.9999999999999999, -1}, out;
+  sieve_params given = {0.7, 0.9, -1, 0.0, NULL}, denormal = {5e-324, 1.0, -1, 0.0, NULL},
+               huge = {1e308, 1.0, -1, 0.0, NULL};
+  sieve_params almost_one = {1.0, 0.9999999999999999, -1, 0.0, NULL}, out;
   cr_assert_eq(sieve_params_check_rule(&r, &given, &out), 0);
   cr_expect_eq(out.temperature, (double)0.7f);
   cr_expect_eq(out.top_p, (double)0.9f);
@@ -430,7 +433,7 @@ Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
   sieve_filter_info info;
   row[0] = 20.0f;
   sieve_rule r = with(SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_FLOAT32_TAIL);
-  sieve_params p = {1.0, 1.0, 1024};
+  sieve_params p = {1.0, 1.0, 1024, 0.0, NULL};
   cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, lp, &info), 0);
   cr_expect_lt(info.kept, 1024);
   cr_expect_gt(info.kept, 1);
@@ -445,7 +448,7 @@ Test(rules, the_float32_tail_cut_in_a_run_of_tied_zeros_takes_the_top_p_tie_choi
   sieve_filter_info a, b;
   row[0] = 20.0f;
   sieve_rule r = with(SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_FLOAT32_TAIL);
-  sieve_params p = {1.0, 1.0, 1024};
+  sieve_params p = {1.0, 1.0, 1024, 0.0, NULL};
   cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, spec, &a), 0);
   sieve_rule_set(&r, SIEVE_AXIS_TOPP_TIES, SIEVE_TOPP_TIES_HIGHEST);
   cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, highest, &b), 0);
@@ -507,7 +510,7 @@ static size_t edge_row(rng *s, float *row, sieve_params *p) {
   for (size_t i = 0; i < v; i++)
     row[i] = logits[pick(s, 10)];
   row[0] = pick(s, 2) ? row[0] : 1.0f; /* most rows keep a finite logit */
-  *p = (sieve_params){temperatures[pick(s, 9)], top_ps[pick(s, 5)], top_ks[pick(s, 7)]};
+  *p = (sieve_params){temperatures[pick(s, 9)], top_ps[pick(s, 5)], top_ks[pick(s, 7)], 0.0, NULL};
   return v;
 }
 

@@ -6,7 +6,7 @@ static const float mat_row[N_ROW] = {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.0f};
 
 static sieve_sample_result sample(uint64_t seed, uint64_t position, sieve_top_entry *top,
                                   size_t n_top) {
-  sieve_params p = {1.0, 0.8, 2};
+  sieve_params p = {1.0, 0.8, 2, 0.0, NULL};
   sieve_draw_key key = {seed, position, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
   sieve_sample_result r;
   cr_assert_eq(sieve_sample(mat_row, N_ROW, &p, NULL, &key, n_top, top, &r), 0);
@@ -14,7 +14,7 @@ static sieve_sample_result sample(uint64_t seed, uint64_t position, sieve_top_en
 }
 
 Test(sample, s000_l55_draws_with_the_hash_uniform_over_processed_probabilities) {
-  sieve_params p = {1.0, 0.8, 2};
+  sieve_params p = {1.0, 0.8, 2, 0.0, NULL};
   double lp[N_ROW], probs[N_ROW];
   cr_assert_eq(sieve_filter(mat_row, N_ROW, &p, NULL, lp, NULL), 0);
   for (size_t i = 0; i < N_ROW; i++)
@@ -70,7 +70,7 @@ Test(sample, s000_l61_different_seeds_give_different_draws) {
 }
 
 Test(sample, t0_samples_the_argmax) {
-  sieve_params p = {0.0, 1.0, -1};
+  sieve_params p = {0.0, 1.0, -1, 0.0, NULL};
   for (uint64_t pos = 0; pos < 50; pos++) {
     sieve_draw_key key = {3, pos, 0, 0};
     sieve_sample_result r;
@@ -82,7 +82,7 @@ Test(sample, t0_samples_the_argmax) {
 
 Test(sample, a_row_of_one_token_draws_it_with_logprob_0) {
   const float one[1] = {0.25f};
-  sieve_params p = {0.7, 0.5, 1};
+  sieve_params p = {0.7, 0.5, 1, 0.0, NULL};
   sieve_draw_key key = {5, 9, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
   sieve_sample_result r;
   cr_assert_eq(sieve_sample(one, 1, &p, NULL, &key, 0, NULL, &r), 0);
@@ -91,7 +91,7 @@ Test(sample, a_row_of_one_token_draws_it_with_logprob_0) {
 }
 
 Test(sample, errors_are_reported_in_the_documented_order) {
-  sieve_params bad_t = {-1.0, 1.0, -1}, ok = SIEVE_PARAMS_DEFAULT;
+  sieve_params bad_t = {-1.0, 1.0, -1, 0.0, NULL}, ok = SIEVE_PARAMS_DEFAULT;
   sieve_draw_key key = {0, 0, 0, 0}, bad_case = {0, 0, 5, 0};
   sieve_sample_result r;
   sieve_top_entry top[8];
@@ -115,8 +115,9 @@ Test(sample, a_vocabulary_too_large_is_an_error_before_anything_is_allocated) {
 Test(batch, filter_batch_reports_each_rows_own_status) {
   const float good[3] = {1.0f, 2.0f, 3.0f}, bad[3] = {1.0f, NAN, 3.0f};
   double lp0[3], lp1[3], lp2[3];
-  sieve_filter_row rows[3] = {
-      {good, 3, {1.0, 1.0, -1}, lp0}, {bad, 3, {1.0, 1.0, -1}, lp1}, {good, 3, {1.0, 1.0, 0}, lp2}};
+  sieve_filter_row rows[3] = {{good, 3, {1.0, 1.0, -1, 0.0, NULL}, lp0},
+                              {bad, 3, {1.0, 1.0, -1, 0.0, NULL}, lp1},
+                              {good, 3, {1.0, 1.0, 0, 0.0, NULL}, lp2}};
   sieve_filter_info infos[3];
   int status[3];
   cr_assert_eq(sieve_filter_batch(rows, 3, NULL, infos, status), 0);
@@ -129,7 +130,8 @@ Test(batch, filter_batch_reports_each_rows_own_status) {
 Test(batch, filter_batch_matches_filter_row_by_row) {
   const float a[3] = {0.1f, 2.0f, -3.0f}, b[5] = {1.0f, 1.0f, 1.0f, 1.0f, 9.0f};
   double lpa[3], lpb[5], one[5];
-  sieve_filter_row rows[2] = {{a, 3, {0.7, 0.9, 2}, lpa}, {b, 5, {1.3, 0.5, -1}, lpb}};
+  sieve_filter_row rows[2] = {{a, 3, {0.7, 0.9, 2, 0.0, NULL}, lpa},
+                              {b, 5, {1.3, 0.5, -1, 0.0, NULL}, lpb}};
   int status[2];
   cr_assert_eq(sieve_filter_batch(rows, 2, NULL, NULL, status), 0);
   cr_assert_eq(sieve_filter(b, 5, &rows[1].params, NULL, one, NULL), 0);

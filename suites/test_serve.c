@@ -156,6 +156,64 @@ Test(serve, a_bad_filter_row_gets_an_error_and_the_other_rows_their_answers) {
   served_free(&s);
 }
 
+Test(serve, filter_and_sample_rows_carry_min_p_the_penalties_and_the_tokens_they_count) {
+  const float row[4] = {2.0f, 1.5f, 1.0f, 0.0f};
+  const int64_t out[2] = {0, 0};
+  sieve_penalties pen = SIEVE_PENALTIES_DEFAULT;
+  pen.output = out;
+  pen.n_output = 2;
+  pen.frequency = 0.5;
+  pen.presence = 0.25;
+  pen.repetition = 1.5;
+  pen.last_n = 5;
+  const sieve_params p = {0.7, 1.0, -1, 0.2, &pen};
+  filtered f = run_filter_params(row, 4, &p, NULL);
+  served s = serve("{\"op\":\"filter\",\"rows\":[{\"logits\":[2,1.5,1,0],\"output_ids\":[0,0],"
+                   "\"prompt_ids\":[3],\"params\":{\"temperature\":0.7,\"min_p\":0.2,"
+                   "\"frequency_penalty\":0.5,\"presence_penalty\":0.25,"
+                   "\"repetition_penalty\":1.5,\"penalty_last_n\":5}}]}\n"
+                   "{\"op\":\"sample\",\"rows\":[{\"logits\":[2,1.5,1,0],\"seed\":\"7\","
+                   "\"position\":0,\"output_ids\":[0,0],\"params\":{\"frequency_penalty\":2}}]}\n");
+  const cJSON *lp = at(cJSON_GetArrayItem(at(s.lines[0], "rows"), 0), "logprobs");
+  for (int i = 0; i < 4; i++)
+    cr_expect(same_double(number(cJSON_GetArrayItem(lp, i)), f.lp[i]), "entry %d", i);
+  sieve_penalties twice = SIEVE_PENALTIES_DEFAULT;
+  twice.output = out;
+  twice.n_output = 2;
+  twice.frequency = 2.0;
+  const sieve_params q = {1.0, 1.0, -1, 0.0, &twice};
+  filtered g = run_filter_params(row, 4, &q, NULL);
+  const cJSON *drawn = cJSON_GetArrayItem(at(s.lines[1], "rows"), 0);
+  const int token = at(drawn, "token")->valueint;
+  cr_assert(token >= 0 && token < 4);
+  cr_expect(same_double(number(at(drawn, "logprob")), g.lp[token]), "the penalized logprob");
+  served_free(&s);
+}
+
+Test(serve, bad_min_p_penalties_and_token_ids_name_their_field) {
+  served s = serve("{\"op\":\"validate\",\"params\":{\"min_p\":2}}\n"
+                   "{\"op\":\"validate\",\"params\":{\"frequency_penalty\":-3}}\n"
+                   "{\"op\":\"validate\",\"params\":{\"presence_penalty\":\"nan\"}}\n"
+                   "{\"op\":\"validate\",\"params\":{\"repetition_penalty\":0}}\n"
+                   "{\"op\":\"validate\",\"params\":{\"penalty_last_n\":1.5}}\n"
+                   "{\"op\":\"filter\",\"rows\":[{\"logits\":[1,2],\"output_ids\":[2]},"
+                   "{\"logits\":[1,2],\"prompt_ids\":[-1]},{\"logits\":[1,2],\"output_ids\":3},"
+                   "{\"logits\":[1,2],\"output_ids\":[0.5]}]}\n");
+  cr_assert_eq(s.n_lines, 6);
+  const char *fields[] = {"min_p", "frequency_penalty", "presence_penalty", "repetition_penalty",
+                          "penalty_last_n"};
+  for (size_t i = 0; i < 5; i++)
+    expect_error(s.lines[i], "invalid_params", fields[i]);
+  const cJSON *rows = at(s.lines[5], "rows");
+  expect_error(cJSON_GetArrayItem(rows, 0), "invalid_request", "output_ids");
+  cr_expect_str_eq(at(cJSON_GetArrayItem(rows, 0), "error.code")->valuestring,
+                   "SIEVE_EOUTPUTTOKEN");
+  expect_error(cJSON_GetArrayItem(rows, 1), "invalid_request", "prompt_ids");
+  expect_error(cJSON_GetArrayItem(rows, 2), "invalid_request", "output_ids");
+  expect_error(cJSON_GetArrayItem(rows, 3), "invalid_request", "output_ids");
+  served_free(&s);
+}
+
 Test(serve, filter_applies_engine_options) {
   served s =
       serve("{\"op\":\"filter\",\"rows\":[{\"logits\":[5,4,3,2]}],"
@@ -221,7 +279,7 @@ Test(serve, sample_matches_the_oracle_row_by_row) {
             "\"seed\":\"42\",\"position\":7,\"top_logprobs\":5},"
             "{\"logits\":[1],\"seed\":\"1\",\"position\":0,\"top_logprobs\":2}]}\n");
   const float row[5] = {1.0f, 3.0f, 2.0f, 0.5f, -1.0f};
-  sieve_params p = {1.0, 0.9, -1};
+  sieve_params p = {1.0, 0.9, -1, 0.0, NULL};
   sieve_draw_key key = {42, 7, 0, 0};
   sieve_top_entry top[5];
   sieve_sample_result r;

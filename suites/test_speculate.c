@@ -347,12 +347,12 @@ Test(rules, vllm_a_q_zero_guard_rejects_a_draft_its_own_filter_removed) {
 
 Test(rules, a_raw_q_is_the_draft_rows_softmax_without_its_filters) {
   static const float row[6] = {1.0f, 2.0f, 1.5f, 0.5f, 0.0f, -1.0f};
-  const sieve_params raw_params = {1.0, 1.0, -1};
+  const sieve_params raw_params = {1.0, 1.0, -1, 0.0, NULL};
   sieve_rule raw = SIEVE_RULE_DEEPINFER;
   raw.spec_q = SIEVE_SPEC_Q_RAW;
   chain c;
   one_draft(&c, row, 6, 1, 7, 3);
-  c.spec.draft_params = (sieve_params){0.5, 1.0, 3};
+  c.spec.draft_params = (sieve_params){0.5, 1.0, 3, 0.0, NULL};
   cr_assert_eq(run_rule(&c, &raw), 0);
   expect_near(c.steps[0].q, processed_p(row, 6, &raw_params, 1), 1e-15, "q is the raw softmax");
   cr_assert_eq(run(&c), 0);

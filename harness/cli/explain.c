@@ -46,7 +46,7 @@ static int parse_logits(const char *text, row_input *in) {
 static int given_row(const cli_command *self, const explain_options *o, row_input *in) {
   long long top_k = SIEVE_TOP_K_UNSET;
   unsigned long long seed = 0, position = 0;
-  in->params = (sieve_params){1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET};
+  in->params = (sieve_params){1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET, 0.0, NULL};
   if (parse_logits(o->logits, in) != 0)
     return cli_usage_error(self, "--logits must be numbers separated by commas, not", o->logits);
   if (o->temperature && cli_number(o->temperature, &in->params.temperature) != 0)

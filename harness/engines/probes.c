@@ -650,7 +650,8 @@ static mask probe_logprobs(prober *pr) {
   double got, lp[3][6];
   if (sampled(pr, MAT_ROW, 42, 7, &token, &got) != 0 || token < 0 || token > 5)
     return ALL(LOGPROBS);
-  const sieve_params params[3] = {{0.5, 1.0, 2}, {0.5, 1.0, -1}, {1.0, 1.0, -1}};
+  const sieve_params params[3] = {
+      {0.5, 1.0, 2, 0.0, NULL}, {0.5, 1.0, -1, 0.0, NULL}, {1.0, 1.0, -1, 0.0, NULL}};
   for (int v = 0; v < 3; v++)
     sieve_filter(mat_row, 6, &params[v], NULL, lp[v], NULL);
   pr_note(pr, SIEVE_AXIS_LOGPROBS,
@@ -668,7 +669,7 @@ static const float draw_row[6] = {1.5f, 2.0f, 1.0f, 0.3f, -0.2f, -1.5f};
 
 static mask probe_draw(prober *pr) {
   int same = 0, n = 0;
-  const sieve_params params = {0.5, 1.0, 2};
+  const sieve_params params = {0.5, 1.0, 2, 0.0, NULL};
   for (int position = 0; position < 24; position++) {
     int64_t token;
     double lp;
@@ -770,7 +771,8 @@ static mask probe_spec_q(prober *pr) {
       "{\"op\":\"speculate\",\"seed\":\"7\",\"position\":3,\"target\":{\"rows\":"
       "[" MAT_ROW "," MAT_ROW "],\"params\":{\"temperature\":1}},\"draft\":{\"tokens\":[1],"
       "\"rows\":[[1,2,1.5,0.5,0,-1]],\"params\":{\"temperature\":0.5,\"top_k\":3}}}";
-  const sieve_params target = {1.0, 1.0, -1}, draft = {0.5, 1.0, 3}, raw = {1.0, 1.0, -1};
+  const sieve_params target = {1.0, 1.0, -1, 0.0, NULL}, draft = {0.5, 1.0, 3, 0.0, NULL},
+                     raw = {1.0, 1.0, -1, 0.0, NULL};
   double p[6], q[6], q_raw[6];
   spec_answer a;
   if (speculated(pr, SIEVE_AXIS_SPEC_Q, request, &a) != 0)

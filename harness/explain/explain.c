@@ -26,7 +26,7 @@
 #define SHOWN 24 /* rows of the table; larger vocabularies show their best tokens */
 
 static void run_rule(const row_input *in, explained *e) {
-  sieve_params all = {in->params.temperature, 1.0, -1};
+  sieve_params all = {in->params.temperature, 1.0, -1, 0.0, NULL};
   e->full = calloc(in->vocab, sizeof *e->full);
   e->processed = calloc(in->vocab, sizeof *e->processed);
   e->rc = !e->full || !e->processed ? SIEVE_ENOMEM
@@ -121,9 +121,10 @@ static int from_case(const cJSON *c, row_input *in, char *err, size_t len) {
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "temperature");
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(params, "top_p");
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(params, "top_k");
-  in->params = (sieve_params){cJSON_IsNumber(t) ? t->valuedouble : 1.0,
-                              cJSON_IsNumber(p) ? p->valuedouble : SIEVE_TOP_P_UNSET,
-                              cJSON_IsNumber(k) ? (int64_t)k->valuedouble : SIEVE_TOP_K_UNSET};
+  in->params =
+      (sieve_params){cJSON_IsNumber(t) ? t->valuedouble : 1.0,
+                     cJSON_IsNumber(p) ? p->valuedouble : SIEVE_TOP_P_UNSET,
+                     cJSON_IsNumber(k) ? (int64_t)k->valuedouble : SIEVE_TOP_K_UNSET, 0.0, NULL};
   const cJSON *seed = cJSON_GetObjectItemCaseSensitive(row, "seed");
   const cJSON *position = cJSON_GetObjectItemCaseSensitive(row, "position");
   in->has_key = cJSON_IsString(seed) && cJSON_IsNumber(position);

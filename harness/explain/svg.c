@@ -175,7 +175,7 @@ static int kept(const explained *e, size_t id) { return e->rc == 0 && !isinf(e->
 
 /* p over the row at temperature t; NULL when out of memory or t is not a temperature. */
 static double *probabilities(const row_input *in, double t) {
-  sieve_params all = {t, 1.0, -1};
+  sieve_params all = {t, 1.0, -1, 0.0, NULL};
   double *p = malloc(in->vocab * sizeof *p);
   if (p && sieve_filter_rule(NULL, in->logits, in->vocab, &all, NULL, p, NULL) != 0) {
     free(p);

@@ -38,8 +38,9 @@ int backend_supports(const sieve_impl *impl, const char *op) {
     return impl->sample != NULL;
   if (strcmp(op, "position") == 0)
     return impl->position != NULL;
-  if (strcmp(op, "speculate") == 0) /* an ABI 1 table ends before the member */
-    return impl->abi >= 2 && impl->speculate != NULL;
+  if (strcmp(op, "speculate") == 0) /* an ABI 1 table ends before the member, and ABI 2 reads
+                                       another layout of sieve_speculation */
+    return impl->abi >= 3 && impl->speculate != NULL;
   return 0;
 }
 

@@ -208,6 +208,19 @@ int jbuf_json_with(jbuf *b, const cJSON *value, jbuf_writer special, void *ctx) 
 
 void jbuf_json(jbuf *b, const cJSON *value) { jbuf_json_with(b, value, NULL, NULL); }
 
+static void write_penalties(jbuf *b, const sieve_penalties *pen) {
+  if (!pen)
+    return;
+  jbuf_key(b, "frequency_penalty", 1);
+  jbuf_num(b, pen->frequency);
+  jbuf_key(b, "presence_penalty", 1);
+  jbuf_num(b, pen->presence);
+  jbuf_key(b, "repetition_penalty", 1);
+  jbuf_num(b, pen->repetition);
+  jbuf_key(b, "penalty_last_n", 1);
+  jbuf_int(b, pen->last_n);
+}
+
 void jbuf_params(jbuf *b, const sieve_params *p, int requesting) {
   jbuf_char(b, '{');
   jbuf_key(b, "temperature", 0);
@@ -220,5 +233,10 @@ void jbuf_params(jbuf *b, const sieve_params *p, int requesting) {
     jbuf_key(b, "top_k", 1);
     jbuf_int(b, p->top_k);
   }
+  if (p->min_p != 0.0) {
+    jbuf_key(b, "min_p", 1);
+    jbuf_num(b, p->min_p);
+  }
+  write_penalties(b, p->penalties);
   jbuf_char(b, '}');
 }

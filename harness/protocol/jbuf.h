@@ -42,7 +42,8 @@ void jbuf_key(jbuf *b, const char *key, int comma);
 
 /* Sampling parameters as protocol v1 writes them, {"temperature":T,"top_p":P,"top_k":K}. With
  * `requesting`, a top_k of -1 (off) is left out, as the fixtures leave it: an explicit -1 is an
- * error to some engines, and so is a top_p of 1 (or SIEVE_TOP_P_UNSET). The one writer of
+ * error to some engines, and so is a top_p of 1 (or SIEVE_TOP_P_UNSET). min_p is written
+ * where it is not 0, and the penalties' parameters where they are set. The one writer of
  * params, in requests and in answers. */
 struct sieve_params;
 void jbuf_params(jbuf *b, const struct sieve_params *p, int requesting);

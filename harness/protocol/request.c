@@ -49,6 +49,13 @@ static const struct {
     {SIEVE_ETOPLOGPROBS, SIEVE_KIND_REQUEST, "top_logprobs"},
     {SIEVE_EDRAFT, SIEVE_KIND_REQUEST, "draft"},
     {SIEVE_EDRAFTTOKEN, SIEVE_KIND_REQUEST, "draft.tokens"},
+    {SIEVE_EMINP, SIEVE_KIND_PARAMS, "min_p"},
+    {SIEVE_EFREQUENCY, SIEVE_KIND_PARAMS, "frequency_penalty"},
+    {SIEVE_EPRESENCE, SIEVE_KIND_PARAMS, "presence_penalty"},
+    {SIEVE_EREPETITION, SIEVE_KIND_PARAMS, "repetition_penalty"},
+    {SIEVE_EPENALTYWINDOW, SIEVE_KIND_PARAMS, "penalty_last_n"},
+    {SIEVE_EOUTPUTTOKEN, SIEVE_KIND_REQUEST, "output_ids"},
+    {SIEVE_EPROMPTTOKEN, SIEVE_KIND_REQUEST, "prompt_ids"},
 };
 
 int req_fail_code(req_error *e, int code, const char *path) {
@@ -188,21 +195,106 @@ static int param_top_k(const cJSON *obj, const char *path, int64_t *out, req_err
   return 0;
 }
 
+/* penalty_last_n as a 64-bit integer, saturated, for the oracle to check in its order; one that
+ * is no integer is its error here, as top_k's is. */
+static int param_last_n(const cJSON *obj, const char *path, int64_t *out, req_error *e) {
+  double d = -1.0;
+  if (param_number(obj, "penalty_last_n", path, &d, e) != 0)
+    return -1;
+  if (!isfinite(d) || d != floor(d))
+    return req_fail_code(e, SIEVE_EPENALTYWINDOW, path);
+  *out = d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN : (int64_t)d;
+  return 0;
+}
+
+static int param_penalties(const cJSON *item, const char *path, sieve_params *out,
+                           req_penalties *pen, req_error *e) {
+  static const char *const names[] = {"frequency_penalty", "presence_penalty", "repetition_penalty",
+                                      "penalty_last_n"};
+  int named = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    named |= req_get(item, names[i]) != NULL;
+  if (!named)
+    return 0;
+  sieve_penalties *p = &pen->penalties;
+  if (param_number(item, names[0], path, &p->frequency, e) != 0 ||
+      param_number(item, names[1], path, &p->presence, e) != 0 ||
+      param_number(item, names[2], path, &p->repetition, e) != 0 ||
+      param_last_n(item, path, &p->last_n, e) != 0)
+    return -1;
+  out->penalties = p;
+  return 0;
+}
+
 /* Left out, top_p is SIEVE_TOP_P_UNSET: off under every rule, even one that rejects an explicit
  * 1; an explicit -DBL_MAX, that value, is carried as another negative, an error alike. */
-int req_params(const cJSON *item, const char *path, sieve_params *out, req_error *e) {
-  static const char *const keys[] = {"temperature", "top_p", "top_k", NULL};
-  *out = (sieve_params){1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET};
+int req_params(const cJSON *item, const char *path, sieve_params *out, req_penalties *pen,
+               req_error *e) {
+  static const char *const keys[] = {"temperature",
+                                     "top_p",
+                                     "top_k",
+                                     "min_p",
+                                     "frequency_penalty",
+                                     "presence_penalty",
+                                     "repetition_penalty",
+                                     "penalty_last_n",
+                                     NULL};
+  *out = (sieve_params){1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET, 0.0, NULL};
+  pen->penalties = (sieve_penalties)SIEVE_PENALTIES_DEFAULT;
   if (!item)
     return 0;
   if (req_check_keys(item, keys, path, e) != 0)
     return -1;
   if (param_number(item, "temperature", path, &out->temperature, e) != 0 ||
-      param_number(item, "top_p", path, &out->top_p, e) != 0)
+      param_number(item, "top_p", path, &out->top_p, e) != 0 ||
+      param_number(item, "min_p", path, &out->min_p, e) != 0)
     return -1;
   if (req_get(item, "top_p") && out->top_p == SIEVE_TOP_P_UNSET)
     out->top_p = -1.0;
-  return param_top_k(item, path, &out->top_k, e);
+  if (param_top_k(item, path, &out->top_k, e) != 0)
+    return -1;
+  return param_penalties(item, path, out, pen, e);
+}
+
+static int token_ids(const cJSON *item, const char *path, const char *field, int64_t **ids,
+                     size_t *n, req_error *e) {
+  if (!cJSON_IsArray(item))
+    return req_fail(e, SIEVE_KIND_REQUEST, field, "%s.%s must be an array of token ids", path,
+                    field);
+  size_t count = (size_t)cJSON_GetArraySize(item);
+  *ids = malloc((count ? count : 1) * sizeof **ids);
+  if (!*ids)
+    return req_fail(e, SIEVE_KIND_REQUEST, field, "%s.%s: out of memory", path, field);
+  size_t i = 0;
+  char at[96];
+  for (const cJSON *x = item->child; x; x = x->next, i++) {
+    snprintf(at, sizeof at, "%s.%s[%zu]", path, field, i);
+    if (req_int(x, at, field, &(*ids)[i], e) != 0)
+      return -1;
+  }
+  *n = count;
+  return 0;
+}
+
+int req_counted(const cJSON *row, const char *path, sieve_params *out, req_penalties *pen,
+                req_error *e) {
+  const cJSON *output = req_get(row, "output_ids"), *prompt = req_get(row, "prompt_ids");
+  sieve_penalties *p = &pen->penalties;
+  if (output && token_ids(output, path, "output_ids", &pen->output, &p->n_output, e) != 0)
+    return -1;
+  if (prompt && token_ids(prompt, path, "prompt_ids", &pen->prompt, &p->n_prompt, e) != 0)
+    return -1;
+  p->output = pen->output;
+  p->prompt = pen->prompt;
+  if (output || prompt)
+    out->penalties = p;
+  return 0;
+}
+
+void req_penalties_free(req_penalties *pen) {
+  free(pen->output);
+  free(pen->prompt);
+  pen->output = pen->prompt = NULL;
 }
 
 /* Reads a JSON array of numbers (null as -inf with REQ_NULL_MINUS_INF) into doubles. */

@@ -51,8 +51,23 @@ int req_decimal(const char *text, uint64_t *out);
 /* A 64-bit seed: a decimal string in [0, 2^64-1]. */
 int req_seed(const cJSON *item, const char *path, uint64_t *out, req_error *e);
 
-/* Params with defaults for absent fields (NULL item: all defaults). Not validated here. */
-int req_params(const cJSON *item, const char *path, sieve_params *out, req_error *e);
+/* The penalties of a request: the parameters its params name and the token ids a row carries
+ * (malloc'd; req_penalties_free releases them). Zero-initialize one before use. */
+typedef struct req_penalties {
+  sieve_penalties penalties;
+  int64_t *output, *prompt;
+} req_penalties;
+
+/* Params with defaults for absent fields (NULL item: all defaults). Not validated here. Where
+ * params names a penalty (frequency_penalty, presence_penalty, repetition_penalty,
+ * penalty_last_n), out->penalties points to pen->penalties. */
+int req_params(const cJSON *item, const char *path, sieve_params *out, req_penalties *pen,
+               req_error *e);
+/* A row's output_ids and prompt_ids, the tokens the penalties count, into pen; where the row
+ * carries either, out->penalties points to pen->penalties. */
+int req_counted(const cJSON *row, const char *path, sieve_params *out, req_penalties *pen,
+                req_error *e);
+void req_penalties_free(req_penalties *pen);
 
 /* A row of float32 logits (null = -inf), or a recipe of one (recipe.h); *out is malloc'd. */
 int req_logits(const cJSON *item, const char *path, float **out, size_t *vocab, req_error *e);

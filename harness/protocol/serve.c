@@ -58,6 +58,10 @@ static void write_info(jbuf *b, const sieve_filter_info *info) {
     jbuf_key(b, "cut_gap", 1);
     jbuf_num(b, info->cut_gap);
   }
+  if (info->minp_margin < INFINITY) {
+    jbuf_key(b, "minp_margin", 1);
+    jbuf_num(b, info->minp_margin);
+  }
 }
 
 static int check_keys(op_context *ctx, const char *const *allowed) {
@@ -98,6 +102,9 @@ static int op_hello(op_context *ctx) {
   }
   if (!ctx->impl && ctx->backend->rule && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
     jbuf_raw(b, ",\"rng\":\"own\"");
+  if (!ctx->impl) /* a library cannot say whether it reads the fields ABI 3 added */
+    jbuf_raw(b, ",\"sampling_options\":[\"min_p\",\"frequency_penalty\",\"presence_penalty\","
+                "\"repetition_penalty\",\"penalty_last_n\"]");
   jbuf_raw(b, ",\"ops\":[");
   int first = 1;
   for (size_t i = 0; i < sizeof all_ops / sizeof all_ops[0]; i++)
@@ -113,8 +120,9 @@ static int op_hello(op_context *ctx) {
 static int op_validate(op_context *ctx) {
   static const char *const keys[] = {"op", "params", NULL};
   sieve_params p;
+  req_penalties pen = {0};
   if (check_keys(ctx, keys) != 0 ||
-      req_params(req_get(ctx->req, "params"), "params", &p, ctx->err) != 0)
+      req_params(req_get(ctx->req, "params"), "params", &p, &pen, ctx->err) != 0)
     return -1;
   int rc = backend_validate(ctx->backend, &p, &p);
   if (rc != 0)
@@ -127,8 +135,9 @@ static int op_validate(op_context *ctx) {
 
 static int filter_row(const cJSON *row, const char *path, const sieve_engine *engine,
                       const backend *target, jbuf *b, req_error *e) {
-  static const char *const keys[] = {"logits", "params", NULL};
+  static const char *const keys[] = {"logits", "params", "output_ids", "prompt_ids", NULL};
   float *logits = NULL;
+  req_penalties pen = {0};
   double *logprobs = NULL;
   size_t vocab = 0;
   sieve_params params;
@@ -138,7 +147,8 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
   int rc = -1;
   snprintf(field, sizeof field, "%s.logits", path);
   if (req_check_keys(row, keys, path, e) != 0 ||
-      req_params(req_get(row, "params"), path, &params, e) != 0 ||
+      req_params(req_get(row, "params"), path, &params, &pen, e) != 0 ||
+      req_counted(row, path, &params, &pen, e) != 0 ||
       req_logits(req_get(row, "logits"), field, &logits, &vocab, e) != 0)
     goto fail;
   logprobs = malloc((vocab ? vocab : 1) * sizeof *logprobs);
@@ -160,6 +170,7 @@ static int filter_row(const cJSON *row, const char *path, const sieve_engine *en
 fail:
   free(logits);
   free(logprobs);
+  req_penalties_free(&pen);
   return rc;
 }
 
@@ -357,7 +368,9 @@ static void write_sample(jbuf *b, const sieve_sample_result *r, const sieve_top_
 
 static int sample_each(const cJSON *row, const char *path, const sieve_engine *engine,
                        const void *extra, jbuf *b, req_error *e) {
-  static const char *const keys[] = {"logits", "params", "seed", "position", "top_logprobs", NULL};
+  static const char *const keys[] = {"logits",       "params",     "seed",       "position",
+                                     "top_logprobs", "output_ids", "prompt_ids", NULL};
+  req_penalties pen = {0};
   const sample_setup *setup = extra;
   float *logits = NULL;
   sieve_top_entry *top = NULL;
@@ -371,7 +384,8 @@ static int sample_each(const cJSON *row, const char *path, const sieve_engine *e
   snprintf(logits_path, sizeof logits_path, "%s.logits", path);
   const cJSON *n_item = req_get(row, "top_logprobs");
   if (req_check_keys(row, keys, path, e) != 0 ||
-      req_params(req_get(row, "params"), path, &params, e) != 0 ||
+      req_params(req_get(row, "params"), path, &params, &pen, e) != 0 ||
+      req_counted(row, path, &params, &pen, e) != 0 ||
       draw_key(row, path, setup->sample_case, setup->tag, &key, e) != 0 ||
       (n_item && req_int(n_item, field, "top_logprobs", &n_top, e) != 0) ||
       req_logits(req_get(row, "logits"), logits_path, &logits, &vocab, e) != 0)
@@ -401,6 +415,7 @@ static int sample_each(const cJSON *row, const char *path, const sieve_engine *e
 fail:
   free(logits);
   free(top);
+  req_penalties_free(&pen);
   return rc;
 }
 

@@ -26,8 +26,12 @@ extern "C" {
 #endif
 
 /* The version this header describes. ABI 2 adds `speculate` at the end of the table; a library
- * built for ABI 1 (without it) still loads, and answers every op but speculate. */
-#define SIEVE_IMPL_ABI 2
+ * built for ABI 1 (without it) still loads, and answers every op but speculate. ABI 3 (sieve.h
+ * 4.0.0) adds min_p and the penalties at the end of sieve_params; a library built for ABI 1 or
+ * 2 still loads and answers every op but speculate, whose sieve_speculation holds two
+ * sieve_params (it reads the first three fields of the others, and so ignores min-p and the
+ * penalties). */
+#define SIEVE_IMPL_ABI 3
 
 typedef struct sieve_impl {
   uint32_t abi;        /* SIEVE_IMPL_ABI */

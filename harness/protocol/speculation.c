@@ -65,7 +65,8 @@ static int read_draft(const cJSON *draft, spec_request *r, req_error *e) {
   if (!cJSON_IsObject(draft))
     return req_fail(e, SIEVE_KIND_REQUEST, "draft", "draft must be an object");
   if (req_check_keys(draft, keys, "draft", e) != 0 ||
-      req_params(req_get(draft, "params"), "draft.params", &r->spec.draft_params, e) != 0)
+      req_params(req_get(draft, "params"), "draft.params", &r->spec.draft_params,
+                 &r->draft_penalties, e) != 0)
     return -1;
   if (!tokens && !rows)
     return req_fail(e, SIEVE_KIND_REQUEST, "draft", "draft needs tokens, rows, or both");
@@ -91,7 +92,8 @@ static int read_target(const cJSON *target, spec_request *r, req_error *e) {
   if (!cJSON_IsObject(target))
     return req_fail(e, SIEVE_KIND_REQUEST, "target", "target must be an object");
   if (req_check_keys(target, keys, "target", e) != 0 ||
-      req_params(req_get(target, "params"), "target.params", &r->spec.target_params, e) != 0 ||
+      req_params(req_get(target, "params"), "target.params", &r->spec.target_params,
+                 &r->target_penalties, e) != 0 ||
       read_rows(req_get(target, "rows"), "target.rows", r->spec.n_draft + 1, &r->target, &n, &v,
                 e) != 0)
     return -1;

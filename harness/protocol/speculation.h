@@ -17,6 +17,7 @@ typedef struct spec_request {
   int sample_draft; /* draft.tokens left out: the implementation draws the draft itself */
   float *target, *draft;
   int64_t *tokens, *ids;
+  req_penalties target_penalties, draft_penalties; /* the params' penalties; no ids are counted */
 } spec_request;
 
 /* Reads a speculate request; on failure every buffer is freed and `e` names the field. */

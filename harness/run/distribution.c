@@ -17,19 +17,24 @@ typedef struct dist_case {
   const char *seed_ref;
   float logits[8];
   size_t vocab;
-  sieve_params params;
+  double temperature, top_p;
+  int64_t top_k;
 } dist_case;
+
+static sieve_params params_of(const dist_case *c) {
+  return (sieve_params){c->temperature, c->top_p, c->top_k, 0.0, NULL};
+}
 
 /* Rows whose kept probabilities are all >= 0.05, so every expected count is >= 500. */
 static const dist_case cases[DISTRIBUTION_MAX_CASES] = {
-    {"mat-floor-top-p-0.8", "000:21-23", {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f}, 6, {1.0, 0.8, -1}},
-    {"mat-floor-top-k-2", "000:57", {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f}, 6, {1.0, 0.8, 2}},
-    {"order-example", "000:25-28", {-0.6931472f, -1.2039728f, -1.6094379f}, 3, {1.0, 0.55, 2}},
-    {"four-equal-top-p-0.5", "000:17", {1.0f, 1.0f, 1.0f, 1.0f}, 4, {1.0, 0.5, -1}},
-    {"four-levels-no-filter", "000:5", {1.0f, 0.5f, 0.0f, -0.5f}, 4, {1.0, 1.0, -1}},
-    {"four-levels-t2-top-p-0.9", "000:15-17", {1.0f, 0.5f, 0.0f, -0.5f}, 4, {2.0, 0.9, -1}},
-    {"ties-top-k-3", "000:16,000:18", {2.0f, 2.0f, 1.0f, 1.0f, 0.0f}, 5, {1.0, 1.0, 3}},
-    {"leader-and-tail-t1.5", "000:17", {3.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f}, 6, {1.5, 0.95, -1}},
+    {"mat-floor-top-p-0.8", "000:21-23", {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f}, 6, 1.0, 0.8, -1},
+    {"mat-floor-top-k-2", "000:57", {2.0f, 1.5f, 1.0f, 0.3f, -0.2f, -1.5f}, 6, 1.0, 0.8, 2},
+    {"order-example", "000:25-28", {-0.6931472f, -1.2039728f, -1.6094379f}, 3, 1.0, 0.55, 2},
+    {"four-equal-top-p-0.5", "000:17", {1.0f, 1.0f, 1.0f, 1.0f}, 4, 1.0, 0.5, -1},
+    {"four-levels-no-filter", "000:5", {1.0f, 0.5f, 0.0f, -0.5f}, 4, 1.0, 1.0, -1},
+    {"four-levels-t2-top-p-0.9", "000:15-17", {1.0f, 0.5f, 0.0f, -0.5f}, 4, 2.0, 0.9, -1},
+    {"ties-top-k-3", "000:16,000:18", {2.0f, 2.0f, 1.0f, 1.0f, 0.0f}, 5, 1.0, 1.0, 3},
+    {"leader-and-tail-t1.5", "000:17", {3.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f}, 6, 1.5, 0.95, -1},
 };
 
 size_t distribution_cases(case_result *out, size_t shard_index, size_t shard_count) {
@@ -61,7 +66,8 @@ static char *chunk_request(const dist_case *c, size_t first, size_t n, size_t *l
     jbuf_raw(&b, i ? ",{\"logits\":" : "{\"logits\":");
     jbuf_floats(&b, c->logits, c->vocab);
     jbuf_raw(&b, ",\"params\":");
-    jbuf_params(&b, &c->params, 1);
+    const sieve_params p = params_of(c);
+    jbuf_params(&b, &p, 1);
     jbuf_raw(&b, ",\"seed\":");
     jbuf_u64_str(&b, 0x5EED0000ULL + first + i);
     jbuf_raw(&b, ",\"position\":");
@@ -115,7 +121,8 @@ void distribution_run(case_result *r, exchange_fn ex, void *ctx) {
   const dist_case *c = find(r->id);
   double lp[8];
   size_t counts[8] = {0};
-  if (!c || sieve_filter(c->logits, c->vocab, &c->params, NULL, lp, NULL) != 0) {
+  const sieve_params p = c ? params_of(c) : (sieve_params)SIEVE_PARAMS_DEFAULT;
+  if (!c || sieve_filter(c->logits, c->vocab, &p, NULL, lp, NULL) != 0) {
     r->outcome = OUTCOME_CRASH;
     snprintf(r->detail, sizeof r->detail, "the harness cannot build this case");
     return;

@@ -203,7 +203,7 @@ static int probs(const float *row, size_t vocab, const sieve_params *params, dou
 }
 
 static int draft_rows(const specdist_case *c, variant v, size_t j, model *m) {
-  static const sieve_params raw = {1.0, 1.0, -1};
+  static const sieve_params raw = {1.0, 1.0, -1, 0.0, NULL};
   float rounded[VOCAB];
   for (size_t t = 0; t < c->vocab; t++)
     rounded[t] = bfloat16(c->draft[j][t]);

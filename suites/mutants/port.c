@@ -73,7 +73,7 @@ static int validate(const sieve_params *in, sieve_params *out) {
     k = -1;
 #endif
   }
-  *out = (sieve_params){t, p, k};
+  *out = (sieve_params){t, p, k, 0.0, NULL};
   return 0;
 }
 
@@ -418,7 +418,7 @@ static int sample_row(const float *logits, size_t v, const sieve_params *p, cons
   if (rc == 0)
     *logprob = lp[*token];
 #ifdef MUTANT_RAW_LOGPROBS
-  sieve_params raw = {p->temperature, 1.0, -1};
+  sieve_params raw = {p->temperature, 1.0, -1, 0.0, NULL};
   if (rc == 0 && filter(logits, v, &raw, e, lp) == 0)
     *logprob = lp[*token];
 #endif
@@ -539,7 +539,7 @@ static int test_draft(const sieve_speculation *s, const sieve_engine *e, size_t 
                       double *q, sieve_speculate_step *step) {
   size_t v = s->vocab, x = (size_t)s->draft_tokens[j];
 #ifdef MUTANT_SPEC_Q_RAW
-  const sieve_params draft = {1.0, 1.0, -1};
+  const sieve_params draft = {1.0, 1.0, -1, 0.0, NULL};
 #else
   const sieve_params draft = s->draft_params;
 #endif

@@ -43,7 +43,8 @@ class Rejected(ValueError):
 
 class _Params(ctypes.Structure):
     _fields_ = [("temperature", ctypes.c_double), ("top_p", ctypes.c_double),
-                ("top_k", ctypes.c_int64)]
+                ("top_k", ctypes.c_int64), ("min_p", ctypes.c_double),
+                ("penalties", ctypes.c_void_p)]
 
 
 class _Engine(ctypes.Structure):
@@ -53,7 +54,8 @@ class _Engine(ctypes.Structure):
 
 class _Info(ctypes.Structure):
     _fields_ = [("kept", ctypes.c_size_t), ("kept_mass", ctypes.c_double),
-                ("topp_margin", ctypes.c_double), ("cut_gap", ctypes.c_double)]
+                ("topp_margin", ctypes.c_double), ("cut_gap", ctypes.c_double),
+                ("minp_margin", ctypes.c_double)]
 
 
 class _Key(ctypes.Structure):
