@@ -30,7 +30,8 @@ mutants of equivalent.txt (an id and a reason a line) are not run. Prints the sc
 survivor (file, line, operator, the line as mutated), writes BUILD/mutation.json, and exits 1
 when a mutant survives.
 
-Each verdict is appended to BUILD/mutation/journal.jsonl as it comes. With --resume, a mutant
+Each verdict is appended to BUILD/mutation/journal.jsonl as it comes (a survivor of the tests
+first as "alive", then its verdict under the sanitizers). With --resume, a mutant
 the journal records as killed or stillborn, whose text is unchanged, is not asked again: tests
 added since cannot revive it, though tests removed can, so a score to record comes from a run
 without --resume.
@@ -355,9 +356,11 @@ def run_all(asked, args, cov, log: Path) -> list:
     with ThreadPoolExecutor(max_workers=args.jobs) as pool, log.open("a") as journal:
         def record(r):
             results[r["id"]] = r
-            if r["verdict"] != "survived" or not args.san_link:
-                journal.write(json.dumps(r) + "\n")
-                journal.flush()
+            # A survivor of the tests still faces the sanitizers: journaled as "alive" until
+            # then, so that a run stopped before that phase still lists it.
+            alive = r["verdict"] == "survived" and args.san_link
+            journal.write(json.dumps(dict(r, verdict="alive") if alive else r) + "\n")
+            journal.flush()
 
         futures = {pool.submit(run_mutant, m, args, cov): m for m in asked}
         for future in as_completed(futures):
@@ -389,7 +392,7 @@ def resumed(log: Path, asked) -> dict:
     out = {}
     for line in log.read_text().splitlines() if log.exists() else []:
         r = json.loads(line)
-        if r["verdict"] != "survived" and digests.get(r["id"]) == r.get("text"):
+        if r["verdict"] in ("killed", "stillborn") and digests.get(r["id"]) == r.get("text"):
             out[r["id"]] = r
     return out
 
