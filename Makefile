@@ -154,16 +154,19 @@ $(C_ADAPTER): $(call obj,$(ROOT)/harness/adapters/c_adapter.c) $(LIB_A)
 
 mutant_flags = -DMUTANT_$(shell echo $(1) | tr a-z- A-Z_) -DMUTANT_NAME='"$(1)"'
 
-$(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/protocol/sieve_impl.h
+$(BUILD)/mutants/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/protocol/sieve_impl.h \
+  $(ROOT)/oracle/sieve.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $(call mutant_flags,$*) -o $@ $< $(LDLIBS)
 
-$(BUILD)/mutants-f32/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/protocol/sieve_impl.h
+$(BUILD)/mutants-f32/lib%.so: $(ROOT)/suites/mutants/port.c $(ROOT)/harness/protocol/sieve_impl.h \
+  $(ROOT)/oracle/sieve.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DPORT_FLOAT32 $(call mutant_flags,$*) -o $@ $< $(LDLIBS)
 
 # Libraries that break the implementation ABI one way each (suites/mutants/broken_lib.c).
-$(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/harness/protocol/sieve_impl.h $(LIB_A)
+$(BUILD)/mutants/libbroken-%.so: $(ROOT)/suites/mutants/broken_lib.c $(ROOT)/harness/protocol/sieve_impl.h \
+  $(ROOT)/oracle/sieve.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $(LDSAN) -DBROKEN_$(shell echo $* | tr a-z- A-Z_) -o $@ $< $(LIB_A) $(LDLIBS)
 
@@ -365,4 +368,5 @@ clean:
 include $(ROOT)/harness/adapters/engines/engines.mk
 
 -include $(ORACLE_OBJ:.o=.d) $(HARNESS_LIB_OBJ:.o=.d) $(SUITE_OBJ:.o=.d) \
-  $(patsubst %.o,%.d,$(call obj,$(HARNESS_MAIN))) $(FUZZ_OBJ:.o=.d)
+  $(patsubst %.o,%.d,$(call obj,$(HARNESS_MAIN) $(ROOT)/harness/adapters/c_adapter.c \
+  $(ROOT)/harness/bench/bench.c)) $(FUZZ_OBJ:.o=.d)

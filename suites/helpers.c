@@ -83,7 +83,7 @@ void random_row(rng *r, float *logits, size_t v) {
 }
 
 sieve_params random_params(rng *r, size_t v) {
-  sieve_params p;
+  sieve_params p = SIEVE_PARAMS_DEFAULT;
   p.temperature = rng_next(r) % 10 == 0 ? 1e-6 : 0.05 + 2.95 * rng_unit(r);
   p.top_p = rng_next(r) % 4 == 0 ? 1.0 : 1.0 - rng_unit(r);
   p.top_k = rng_next(r) % 3 == 0 ? -1 : 1 + (int64_t)(rng_next(r) % (v + 2));

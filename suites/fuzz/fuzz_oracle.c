@@ -1,8 +1,10 @@
 /*
  * libFuzzer target: the oracle's public entry points on arbitrary parameters
  * and rows. The first 24 bytes are temperature, top_p and top_k; the rest is a
- * row of float32 logits (at most 4096). The fast path and the spec path must
- * agree bit for bit, and nothing may crash or read out of bounds.
+ * row of float32 logits (at most 4096). Bytes 11 to 20 also choose min-p and
+ * the penalties (in range and out of it, with output ids in and past the row).
+ * The fast path and the spec path must agree bit for bit, and nothing may crash
+ * or read out of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,10 +31,21 @@ static void agree(const float *row, size_t v, const sieve_params *p, const sieve
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 24)
     return 0;
-  sieve_params p;
+  sieve_params p = SIEVE_PARAMS_DEFAULT;
   memcpy(&p.temperature, data, 8);
   memcpy(&p.top_p, data + 8, 8);
   memcpy(&p.top_k, data + 16, 8);
+  const int64_t out[4] = {data[11] % 9, data[12] % 9, data[13] % 9, data[14] % 9};
+  const sieve_penalties pen = {(data[15] % 11 - 5) * 0.5,
+                               (data[16] % 11 - 5) * 0.5,
+                               (data[17] % 10) * 0.25,
+                               data[18] % 6 - 2,
+                               out,
+                               4,
+                               NULL,
+                               0};
+  p.min_p = (data[19] % 6) * 0.25;
+  p.penalties = data[20] & 1 ? &pen : NULL;
   size_t v = (size - 24) / sizeof(float);
   v = v > 4096 ? 4096 : v;
   float *row = malloc((v ? v : 1) * sizeof *row);
