@@ -360,3 +360,17 @@ Test(fast_path, records_topp_one_where_top_p_is_1_and_a_top_k_is_set) {
   axes_read(row, 300, &top_p, &fast, &spec);
   cr_expect(!(fast & bit) && !(spec & bit), "top_p 0.9: fast %#x, spec %#x", fast, spec);
 }
+
+Test(fast_path, records_rank_key_only_where_probabilities_come_near_underflow) {
+  /* rank_key can change an answer only where two tokens tie in probability with different
+   * logits, which needs probabilities near the subnormals (sieve.h: an axis is read only where
+   * its value could change the answer). */
+  const float row[4] = {2.0f, 1.5f, 1.0f, 0.0f};
+  uint32_t read = 0;
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  r.consulted = &read;
+  const sieve_params p = {1.0, 1.0, 2, 0.0, NULL};
+  double lp[4];
+  cr_assert_eq(sieve_filter_rule(&r, row, 4, &p, NULL, lp, NULL), 0);
+  cr_expect_eq(read >> SIEVE_AXIS_RANK_KEY & 1, 0, "an ordinary row records no rank_key");
+}
