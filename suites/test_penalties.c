@@ -55,6 +55,17 @@ Test(penalties, frequency_counts_each_occurrence_and_presence_once) {
   expect_near(gap(&f, 1, 3), 1.5, 1e-14, "token 1, not counted");
 }
 
+Test(penalties, a_token_counted_twice_apart_takes_presence_and_repetition_once) {
+  /* Tokens 0 and 1 twice each, apart: presence and repetition once, frequency twice. */
+  const int64_t out[5] = {0, 1, 2, 1, 0};
+  const sieve_penalties pen = counting(out, 5, 0.25, 0.5, 2.0);
+  filtered f = penalized(row4, 4, 1.0, -1, &pen);
+  cr_assert_eq(f.rc, 0);
+  expect_near(gap(&f, 0, 3), 0.5, 1e-14, "(2 - (2 * 0.25 + 0.5)) / 2");
+  expect_near(gap(&f, 1, 3), 0.25, 1e-14, "(1.5 - (2 * 0.25 + 0.5)) / 2");
+  expect_near(gap(&f, 2, 3), 0.125, 1e-14, "(1 - (0.25 + 0.5)) / 2");
+}
+
 Test(penalties, repetition_divides_a_positive_logit_and_multiplies_a_negative_one) {
   const float row[4] = {2.0f, -1.0f, 1.0f, 0.5f};
   const int64_t out[2] = {0, 1};
