@@ -361,24 +361,6 @@ int req_probs(const cJSON *item, const char *path, double **out, size_t *vocab, 
   return number_array(item, path, "probs", SIEVE_KIND_LOGITS, REQ_NULL_REFUSED, out, vocab, e);
 }
 
-static int blacklist_ids(const cJSON *item, int64_t **ids, size_t *n, req_error *e) {
-  if (!cJSON_IsArray(item))
-    return req_fail(e, SIEVE_KIND_REQUEST, "blacklist", "engine.blacklist must be an array");
-  size_t count = (size_t)cJSON_GetArraySize(item);
-  *ids = malloc((count ? count : 1) * sizeof **ids);
-  if (!*ids)
-    return req_fail(e, SIEVE_KIND_REQUEST, "blacklist", "engine.blacklist: out of memory");
-  size_t i = 0;
-  char path[64];
-  for (const cJSON *x = item->child; x; x = x->next, i++) {
-    snprintf(path, sizeof path, "engine.blacklist[%zu]", i);
-    if (req_int(x, path, "blacklist", &(*ids)[i], e) != 0)
-      return -1;
-  }
-  *n = count;
-  return 0;
-}
-
 int req_engine(const cJSON *item, sieve_engine *out, int64_t **ids, req_error *e) {
   static const char *const keys[] = {"force_topk", "blacklist", NULL};
   *out = (sieve_engine)SIEVE_ENGINE_DEFAULT;
@@ -391,7 +373,7 @@ int req_engine(const cJSON *item, sieve_engine *out, int64_t **ids, req_error *e
   if (force && req_int(force, "engine.force_topk", "force_topk", &out->force_topk, e) != 0)
     return -1;
   const cJSON *list = req_get(item, "blacklist");
-  if (list && blacklist_ids(list, ids, &out->blacklist_len, e) != 0)
+  if (list && token_ids(list, "engine", "blacklist", ids, &out->blacklist_len, e) != 0)
     return -1;
   out->blacklist = *ids;
   return 0;
