@@ -64,10 +64,12 @@ int sieve__apply_penalties(const sieve_penalties *pen, float *row, size_t vocab)
     return SIEVE_ENOMEM;
   memcpy(ids, pen->output + (pen->n_output - n), n * sizeof *ids);
   qsort(ids, n, sizeof *ids, by_token);
-  for (size_t i = 0, end = 0; rc == 0 && i < n; i = end) {
-    for (end = i + 1; end < n && ids[end] == ids[i]; end++)
-      ;
+  for (size_t i = 0; rc == 0 && i < n;) {
+    size_t end = i + 1;
+    while (end < n && ids[end] == ids[i])
+      end++;
     rc = penalize(pen, row, ids[i], end - i);
+    i = end;
   }
   free(ids);
   return rc;

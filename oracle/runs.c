@@ -102,14 +102,13 @@ size_t sieve__runs(const float *row, size_t vocab, float mul, double max, double
 }
 
 /* The largest j < n with s + j d <= top_p (given s <= top_p), plus one; every s + j d with
- * j < n is exact. */
+ * j < n is exact. The walk goes down only: for the answer j, j d is exact and s + j d <= top_p,
+ * so (top_p - s) / d rounds to j or above. */
 static size_t steps_to(double s, double d, double top_p, size_t n) {
   const double guess = (top_p - s) / d;
   size_t j = guess < (double)(n - 1) ? (size_t)guess : n - 1;
   while (j > 0 && s + (double)j * d > top_p)
     j--;
-  while (j + 1 < n && s + (double)(j + 1) * d <= top_p)
-    j++;
   return j + 1;
 }
 
