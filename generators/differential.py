@@ -36,6 +36,7 @@ import math
 import multiprocessing
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -165,12 +166,11 @@ def close(a: float, b: float) -> bool:
     return abs(a - b) <= TOL_ABS + TOL_REL * abs(b)
 
 
-def compare_filter(got: dict, row: torch.Tensor, p: ref.Params, exact: bool, ids=((), ())):
+def compare_filter(got: dict, row: torch.Tensor, p: ref.Params, exact: bool):
     """None when they agree, "undecidable" for a decision within 1e-12 (unless the row's
-    boundaries are exact, as for 2^k equal logits), else the difference. ids: the output and
-    prompt ids the penalties count."""
+    boundaries are exact, as for 2^k equal logits), else the difference."""
     try:
-        want = ref.filter_row(row, p, ref.Engine(), *ids)
+        want = ref.filter_row(row, p, ref.Engine())
     except ref.SieveError as e:
         err = got.get("error", {})
         same = (err.get("kind"), err.get("field"), err.get("code")) == (e.kind, e.field, e.code)
@@ -353,7 +353,9 @@ def run(command, rows: int, seed: int, f32_command=None, shard=(0, 1)) -> Tally:
         for _ in range(PENALIZED):
             v = int(torch.randint(1, 257, (1,), generator=penalties))
             row, shape = random_row(penalties, v)
-            penalized.append((row, penalty_params(penalties, v, shape), history(penalties, v)))
+            out, prompt = history(penalties, v)
+            penalized.append((row, replace(penalty_params(penalties, v, shape),
+                                           output_ids=tuple(out), prompt_ids=tuple(prompt))))
         if (start // BATCH) % shard[1] == shard[0]:
             check_batch(t, oracle, port32, batch, specs)
             check_penalized(t, oracle, penalized)
@@ -401,19 +403,19 @@ def check_batch(t: Tally, oracle, port32, batch, specs):
 
 def check_penalized(t: Tally, oracle, rows):
     answers = oracle.ask({"op": "filter", "rows": [
-        {"logits": ff.row_json(row.double()), "params": params_json(p), "output_ids": out,
-         "prompt_ids": prompt} for row, p, (out, prompt) in rows]})
-    for (row, p, ids), got in zip(rows, answers["rows"]):
+        {"logits": ff.row_json(row.double()), "params": params_json(p),
+         "output_ids": list(p.output_ids), "prompt_ids": list(p.prompt_ids)} for row, p in rows]})
+    for (row, p), got in zip(rows, answers["rows"]):
         t.penalized += 1
-        d = compare_filter(got, row, p, False, ids)
+        d = compare_filter(got, row, p, False)
         if d in (None, "undecidable"):
             t.passed += d is None
             t.undecidable += d == "undecidable"
             continue
         t.failed += 1
         if t.failed <= 10:
-            report("penalties", t.penalized, row, p, d, f" output_ids={ids[0]} prompt_ids={ids[1]}"
-                   f" {params_json(p)}")
+            report("penalties", t.penalized, row, p, d, f" output_ids={list(p.output_ids)} "
+                   f"prompt_ids={list(p.prompt_ids)} {params_json(p)}")
 
 
 def run_shard(args):

@@ -199,24 +199,43 @@ def check_cut(f: ref.Filtered) -> None:
             raise NearBoundary(f"near-tie at the cut: {pa!r} vs {pb!r}")
 
 
+def check_min_p(f: ref.Filtered, p: ref.Params) -> None:
+    """A min-p decision that float32 could take the other way: a token's probability within the
+    float32 width (that of an order between two probabilities, float32.py gap_width) of min_p
+    times the largest. A token at the largest logit is always kept (min_p <= 1)."""
+    if p.min_p <= 0.0:
+        return
+    s = f.scaled.to(torch.float64)
+    top = int(f.ranked[0])
+    m, bar = float(s[top]), p.min_p * float(f.probs[top])
+    for i in f.ranked.tolist():
+        pi = float(f.probs[i])
+        if float(s[i]) == m:  # a largest logit: its p is the largest in any arithmetic
+            continue
+        if abs(pi - bar) < (fp32.gap_width(float(s[i]), m, m) + 2 * fp32.U) * max(pi, bar):
+            raise NearBoundary(f"min-p decision within float32 reach: {pi!r} vs {bar!r}")
+
+
 def filter_kept_sets(logits, params: ref.Params, engine, f: ref.Filtered,
                      exact_boundary: bool) -> list:
     """Every kept set (ids in rank order) an implementation may give, with the precisions it is
     acceptable at: the rule's (both), each route's (at the route's precision), and every count
     within the float32 width of the masses (float32; none when the boundary is exact in every
-    binary precision)."""
+    binary precision). Min-p then cuts each as the rule does (check_min_p refuses a decision it
+    could not)."""
     p = ref.check_params(params)
     ranked = f.ranked.tolist()
     sets = [(ranked[:f.kept], set(PRECISIONS))]
     finite = ~torch.isinf(ref.apply_engine(logits.to(torch.float32), engine))
+    min_p_kept = int((f.probs[f.ranked] >= p.min_p * float(f.probs[f.ranked[0]])).sum())
     for route, (*_, precision) in fp32.ROUTES.items():
-        kept = fp32.route_kept(f.scaled, finite, p.top_p, p.top_k, route)
+        kept = fp32.route_kept(f.scaled, finite, p.top_p, p.top_k, route)[:min_p_kept]
         sets.append((kept, set(PRECISIONS) if precision == "float64" else {"float32"}))
     if p.top_p < 1.0 and not exact_boundary:
         pr = f.probs[f.ranked]
         before = torch.cat([torch.zeros(1, dtype=torch.float64), torch.cumsum(pr, 0)[:-1]])
         fewest, most = fp32.width_kept_range(before, p.top_p, len(ranked))
-        k = len(ranked) if p.top_k == -1 else p.top_k
+        k = min(len(ranked) if p.top_k == -1 else p.top_k, min_p_kept)
         sets += [(ranked[:min(n, k)], {"float32"}) for n in range(fewest, most + 1)]
     unique = {}
     for kept, precisions in sets:
@@ -231,6 +250,7 @@ def filter_outcomes(logits, params, engine=ref.Engine(), exact_boundary=False):
     raises."""
     f = ref.filter_row(logits, params, engine)
     check_cut(f)
+    check_min_p(f, ref.check_params(params))
     outcomes = []
     for kept, precisions in filter_kept_sets(logits, params, engine, f, exact_boundary):
         lp = f.logprobs if kept == f.ranked[:f.kept].tolist() else kept_logprobs(f.scaled, kept)
@@ -342,11 +362,21 @@ def _separations():
 # ----------------------------------------------------------------------------- case builders
 
 
-def params_json(t=None, top_p=None, top_k=None, explicit_k=True, explicit_p=True) -> dict:
+SAMPLING_OPTIONS = ("min_p", "frequency_penalty", "presence_penalty", "repetition_penalty",
+                    "penalty_last_n")
+
+
+def params_json(t=None, top_p=None, top_k=None, explicit_k=True, explicit_p=True,
+                rest: ref.Params = ref.Params(), stated=()) -> dict:
     """Request parameters. top_k = -1 (off) is left out unless explicit_k, and top_p = 1 (off)
     unless explicit_p: an engine may reject an explicit -1 (the top_k_minus_one axis) or an
-    explicit 1 (explicit_top_p_one), and only the cases about them should say so."""
-    out = {}
+    explicit 1 (explicit_top_p_one), and only the cases about them should say so. Min-p and the
+    penalties of `rest` are stated where they differ from their defaults (off), or are named
+    in `stated`, so that a case names only the sampling options it needs (hello's
+    "sampling_options")."""
+    out = {name: param_num(getattr(rest, name)) if isinstance(getattr(rest, name), float)
+           else getattr(rest, name) for name in SAMPLING_OPTIONS
+           if name in stated or getattr(rest, name) != getattr(ref.Params(), name)}
     if t is not None:
         out["temperature"] = param_num(t) if isinstance(t, float) else t
     if top_p is not None and (explicit_p or top_p != 1.0):
@@ -373,17 +403,22 @@ def as_row(logits) -> torch.Tensor:
 
 def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, top_k=-1,
                 engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None,
-                explicit_k=False, explicit_p=False, separates=()) -> dict:
+                explicit_k=False, explicit_p=False, separates=(), rest=ref.Params()) -> dict:
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
-    logprobs are sparse (kept-set checksum and sampled entries)."""
+    logprobs are sparse (kept-set checksum and sampled entries). `rest` holds min-p, the
+    penalties and the ids they count (its temperature, top_p and top_k are not read)."""
     row = as_row(recipe_logits(recipe_spec) if recipe_spec else logits)
     logits_json = {"$recipe": recipe_spec} if recipe_spec else row_json(row)
-    request = {"op": "filter",
-               "rows": [{"logits": logits_json,
-                         "params": params_json(t, top_p, top_k, explicit_k, explicit_p)}]}
+    row_json_ = {"logits": logits_json,
+                 "params": params_json(t, top_p, top_k, explicit_k, explicit_p, rest)}
+    for name in ("output_ids", "prompt_ids"):
+        if getattr(rest, name):
+            row_json_[name] = list(getattr(rest, name))
+    request = {"op": "filter", "rows": [row_json_]}
     if engine != ref.Engine():
         request["engine"] = engine_json(engine)
-    params = ref.Params(t, top_p, top_k, explicit_k or top_k != -1, explicit_p or top_p != 1.0)
+    params = ref.Params(t, top_p, top_k, explicit_k or top_k != -1, explicit_p or top_p != 1.0,
+                        **rest.rest())
     sparse = recipe_spec is not None
     expect = {"rows": [filter_expect(row, params, engine, sparse=sparse,
                                      exact_boundary=exact_boundary)]}
@@ -394,16 +429,21 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
 
 
 def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1,
-                  axis=None, explicit_p=False) -> dict:
-    """Every parameter stated but a top_p of 1, unless explicit_p (the cases about it)."""
-    request = {"op": "validate", "params": params_json(t, top_p, top_k, explicit_p=explicit_p)}
+                  axis=None, explicit_p=False, rest=ref.Params(), stated=(),
+                  explicit_k=True) -> dict:
+    """Every parameter stated but a top_p of 1, unless explicit_p (the cases about it), and a
+    top_k of -1 unless not explicit_k; min-p and the penalties of `rest` where they are not off
+    or are named in `stated`."""
+    request = {"op": "validate", "params": params_json(t, top_p, top_k, explicit_k, explicit_p,
+                                                       rest=rest, stated=stated)}
     try:
-        p = ref.check_params(ref.Params(t, top_p, top_k))
+        p = ref.check_params(ref.Params(t, top_p, top_k, **rest.rest()))
         expect = {"params": {"temperature": exact(p.temperature), "top_p": exact(p.top_p),
                              "top_k": p.top_k}}
     except ref.SieveError as e:
         expect = error(e)
-    params = ref.Params(t, top_p, top_k, explicit_p=explicit_p or top_p != 1.0)
+    params = ref.Params(t, top_p, top_k, explicit_k or top_k != -1,
+                        explicit_p or top_p != 1.0, **rest.rest())
     sep = _separations()
     found = sep.records("validate", expect, sep.validate_run(params), [params])
     return case(cid, family, seed_ref, description, request, expect, found, axis)

@@ -37,7 +37,8 @@ class Reading:
 # The axes a case can discriminate: the engine axes of oracle/sieve.h, then the statements of
 # seed 000 on which engines do not differ.
 AXES = axes.NAMES + ("topp_mass", "param_range",
-                     "engine_order", "hash", "position", "speculate")
+                     "engine_order", "hash", "position", "speculate", "penalty_at",
+                     "penalty_formula", "min_p_at")
 
 FILTER_OPS = ("filter", "sample")
 READINGS = (
@@ -143,6 +144,28 @@ READINGS = (
     Reading("spec-unreached-rows-unchecked", "speculate", "000:52", "only the rows the chain "
             "reaches are checked, so a bad row after the stop is answered instead of an error",
             ("speculate",)),
+    Reading("penalty-after-temperature", "penalty_at", "004:255-287", "the penalties are "
+            "applied to the scaled logits (after temperature), not before it", FILTER_OPS),
+    Reading("presence-per-occurrence", "penalty_formula", "004:20-21", "the presence penalty "
+            "is subtracted once per occurrence of a token, as the frequency penalty is, not once",
+            FILTER_OPS),
+    Reading("repetition-divides-negative", "penalty_formula", "004:20-21", "the repetition "
+            "penalty divides a negative logit too, raising it, instead of multiplying it",
+            FILTER_OPS),
+    Reading("penalty-window-ignored", "penalty_formula", "004:284-286", "penalty_last_n is "
+            "ignored: every output token is counted", FILTER_OPS),
+    Reading("penalty-counts-prompt", "penalty_formula", "004:284-286", "the prompt's tokens are "
+            "counted too, not only the output's", FILTER_OPS),
+    Reading("penalty-overflow-unchecked", "penalty_formula", "004:284-286", "a penalized logit "
+            "beyond float32 becomes an infinity (the token removed) instead of an overflow error",
+            FILTER_OPS),
+    Reading("penalty-ids-ignored", "penalty_formula", "004:284-286", "an output or prompt id "
+            "outside the vocabulary is skipped instead of being an error", FILTER_OPS),
+    Reading("penalty-limits-unchecked", "param_range", "004:20-21", "frequency, presence, "
+            "repetition and penalty_last_n are not checked against their limits",
+            FILTER_OPS + ("validate",)),
+    Reading("min-p-before-temperature", "min_p_at", "004:255-287", "min-p is measured on the "
+            "probabilities before temperature, not on the scaled ones", FILTER_OPS),
 ) + tuple(
     # The other engine choices of oracle/sieve.h, each named by its axis value; the oracle's
     # variant `sieve serve --rule AXIS=VALUE` gives the same answers.
@@ -296,6 +319,17 @@ def to_float32(x):
 
 
 def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
+    """The parameters under a reading, checked as it checks them: temperature, top_p and top_k
+    as the reading does, then min-p and the penalties as the rule does (no reading changes
+    those checks), kept through any clamp."""
+    first = _check_first(ref.Params(p.temperature, p.top_p, p.top_k, p.explicit_k, p.explicit_p),
+                         reading)
+    ref.check_params(ref.Params(min_p=p.min_p) if reading == "penalty-limits-unchecked" else
+                     ref.Params(**p.rest()))
+    return replace(first, **p.rest())
+
+
+def _check_first(p: ref.Params, reading: Optional[str]) -> ref.Params:
     if reading == "param_precision=float32":
         p, reading = replace(p, temperature=to_float32(p.temperature),
                              top_p=to_float32(p.top_p)), None
@@ -490,6 +524,45 @@ def _keep_count(p: torch.Tensor, ranked: list, params: ref.Params, reading, row,
     return kept
 
 
+def _penalized(x: torch.Tensor, p: ref.Params, reading) -> torch.Tensor:
+    """Seed 004's penalties as the reading computes them: the rule's (reference.py), or with one
+    of the misreadings of PENALTY_READINGS."""
+    if reading not in PENALTY_READINGS:
+        return ref.apply_penalties(x, p)
+    v = x.shape[0]
+    if reading == "penalty-ids-ignored":
+        p = replace(p, output_ids=tuple(i for i in p.output_ids if 0 <= i < v),
+                    prompt_ids=tuple(i for i in p.prompt_ids if 0 <= i < v))
+    counts = ref.penalty_counts(p, v)  # the checks, as the rule makes them
+    if reading == "penalty-window-ignored" or (reading == "penalty-limits-unchecked" and
+                                               p.penalty_last_n < 0):
+        counts = ref.penalty_counts(replace(p, penalty_last_n=-1), v)
+    if reading == "penalty-counts-prompt":
+        counts = counts + torch.bincount(torch.tensor(p.prompt_ids, dtype=torch.int64),
+                                         minlength=v)
+    presence = counts.double() * p.presence_penalty if reading == "presence-per-occurrence" \
+        else p.presence_penalty
+    hit = (counts > 0) & ~torch.isinf(x)
+    shifted = (x.double() - (counts.double() * p.frequency_penalty + presence)).float().double()
+    negative = shifted < 0 if reading != "repetition-divides-negative" else torch.zeros_like(hit)
+    out = torch.where(hit, torch.where(negative, shifted * p.repetition_penalty,
+                                       shifted / p.repetition_penalty).float(), x)
+    return out if reading == "penalty-overflow-unchecked" else ref.overflow_checked(out, hit)
+
+
+# The misreadings of the penalty formula, the tokens it counts and its checks.
+PENALTY_READINGS = ("presence-per-occurrence", "repetition-divides-negative",
+                    "penalty-window-ignored", "penalty-counts-prompt", "penalty-overflow-unchecked",
+                    "penalty-ids-ignored", "penalty-limits-unchecked")
+
+
+def _min_p_count(probs: torch.Tensor, ranked: list, min_p: float) -> int:
+    """How many ranks min-p leaves (ours): those whose probability is at least min_p times the
+    largest; they lead the ranking."""
+    pr = probs[ranked]
+    return int((pr >= min_p * float(pr.max())).sum())
+
+
 @dataclass
 class Filtered:
     logprobs: torch.Tensor  # float64 [V], -inf where removed
@@ -510,10 +583,15 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     if reading == "top_k_vocab=error" and p.top_k != -1 and p.top_k >= logits.shape[0]:
         raise ref.SieveError("SIEVE_ETOPK", "invalid_params", "top_k")
     before, x = _engine_steps(logits, engine, p.temperature, reading)
+    late = reading == "penalty-after-temperature"
+    if not late:
+        before, x = _penalized(before, p, reading), _penalized(x, p, reading)
     finite = ~torch.isinf(x)
     if not bool(finite.any()):
         raise ref.SieveError("SIEVE_ENOFINITE", "invalid_logits", "logits")
     s = scaled_row(x, p.temperature, reading) if p.temperature != 0.0 else x
+    if late:
+        s = _penalized(s, p, reading)
     scaled_before = scaled_row(before, p.temperature, reading) if p.temperature != 0.0 else before
     if not bool(torch.isfinite(scaled_before[~torch.isinf(before)]).all()):
         raise ref.SieveError("SIEVE_EOVERFLOW", "invalid_logits", "logits")
@@ -528,6 +606,9 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     kept = 1 if greedy else _keep_count(probs, ranked, p, reading, (s, finite), lanes)
     if reading == "t0-argmax" and params.temperature < ref.SAMPLING_EPS:
         kept = 1
+    if p.min_p > 0.0:
+        measured = torch.softmax(x.double(), 0) if reading == "min-p-before-temperature" else probs
+        kept = min(kept, _min_p_count(measured, ranked, p.min_p))
     if reading == "raw-logprobs":
         kept = len(ranked)
     masked = torch.full_like(s64, -math.inf)

@@ -44,6 +44,18 @@ def as_params(p: dict) -> ref.Params:
     return ref.Params(a["t"], a["top_p"], a["top_k"], a["explicit_k"], a["explicit_p"])
 
 
+def rest(row: dict) -> ref.Params:
+    """A row's min-p, penalties and the ids they count (the other fields at their defaults)."""
+    p, d = row.get("params") or {}, ref.Params()
+    return ref.Params(min_p=number(p.get("min_p", d.min_p)),
+                      frequency_penalty=number(p.get("frequency_penalty", d.frequency_penalty)),
+                      presence_penalty=number(p.get("presence_penalty", d.presence_penalty)),
+                      repetition_penalty=number(p.get("repetition_penalty", d.repetition_penalty)),
+                      penalty_last_n=int(p.get("penalty_last_n", d.penalty_last_n)),
+                      output_ids=tuple(int(i) for i in row.get("output_ids", ())),
+                      prompt_ids=tuple(int(i) for i in row.get("prompt_ids", ())))
+
+
 def engine(request: dict) -> ref.Engine:
     e = request.get("engine") or {}
     return ref.Engine(int(e.get("force_topk", 0)), tuple(int(t) for t in e.get("blacklist", ())))
@@ -54,11 +66,13 @@ def filter_readings(request: dict) -> list:
     p = params(row.get("params"))
     return ff.filter_case("fuzz", "fuzz", "000", "fuzz", [logit(x) for x in row["logits"]],
                           p["t"], p["top_p"], p["top_k"], engine(request),
-                          explicit_k=p["explicit_k"], explicit_p=p["explicit_p"])
+                          explicit_k=p["explicit_k"], explicit_p=p["explicit_p"], rest=rest(row))
 
 
 def sample_readings(request: dict) -> list:
     row = request["rows"][0]
+    if rest(row) != ref.Params():
+        raise ValueError("the sample case builder takes no min-p nor penalties")
     p = params(row.get("params"))
     one = {"logits": [logit(x) for x in row["logits"]], "t": p["t"], "top_p": p["top_p"],
            "top_k": p["top_k"], "seed": int(row["seed"]), "pos": int(row["position"]),

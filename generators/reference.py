@@ -66,6 +66,18 @@ class Params:
     presence_penalty: float = 0.0
     repetition_penalty: float = 1.0
     penalty_last_n: int = -1
+    # What the penalties count (the row's output_ids and prompt_ids), carried with the parameters
+    # so that every reading of readings.py sees them.
+    output_ids: Tuple[int, ...] = ()
+    prompt_ids: Tuple[int, ...] = ()
+
+    def rest(self) -> dict:
+        """Min-p, the penalties and their ids: what the checks and the clamp leave as they are."""
+        return dict(min_p=self.min_p, frequency_penalty=self.frequency_penalty,
+                    presence_penalty=self.presence_penalty,
+                    repetition_penalty=self.repetition_penalty,
+                    penalty_last_n=self.penalty_last_n, output_ids=self.output_ids,
+                    prompt_ids=self.prompt_ids)
 
 
 def _check_rest(p: Params) -> None:
@@ -95,12 +107,9 @@ def check_params(p: Params) -> Params:
             top_k == -1 or 1 <= top_k <= TOP_K_MAX):
         raise _params_error("SIEVE_ETOPK", "top_k")
     _check_rest(p)
-    rest = dict(min_p=p.min_p, frequency_penalty=p.frequency_penalty,
-                presence_penalty=p.presence_penalty, repetition_penalty=p.repetition_penalty,
-                penalty_last_n=p.penalty_last_n)
     if t < SAMPLING_EPS:  # 000:9: the clamp also resets both filters
-        return Params(SAMPLING_EPS, 1.0, -1, **rest)
-    return Params(float(t), float(top_p), int(top_k), **rest)
+        return Params(SAMPLING_EPS, 1.0, -1, **p.rest())
+    return Params(float(t), float(top_p), int(top_k), **p.rest())
 
 
 # ----------------------------------------------------------------------------- engine options
@@ -132,31 +141,38 @@ def apply_engine(logits: torch.Tensor, engine: Engine) -> torch.Tensor:
 # ----------------------------------------------------------------------------- penalties
 
 
-def apply_penalties(x: torch.Tensor, p: Params, output_ids: Sequence[int],
-                    prompt_ids: Sequence[int]) -> torch.Tensor:
-    """Seed 004's step 1 (004:255-287), after the engine options: a token counted c > 0 times
-    in the last penalty_last_n output tokens loses c * frequency + presence (float64, rounded
-    to float32), then is divided by repetition when >= 0, multiplied by it when < 0. The prompt
-    is not counted; every id must lie in [0, V)."""
-    v = x.shape[0]
-    for ids, code, fld in ((output_ids, "SIEVE_EOUTPUTTOKEN", "output_ids"),
-                           (prompt_ids, "SIEVE_EPROMPTTOKEN", "prompt_ids")):
+def penalty_counts(p: Params, v: int) -> torch.Tensor:
+    """How many times each token is counted: in the last penalty_last_n output tokens (-1: all,
+    0: none), never in the prompt; every id, output's then prompt's, must lie in [0, V)."""
+    for ids, code, fld in ((p.output_ids, "SIEVE_EOUTPUTTOKEN", "output_ids"),
+                           (p.prompt_ids, "SIEVE_EPROMPTTOKEN", "prompt_ids")):
         if any(not 0 <= int(i) < v for i in ids):
             raise _request_error(code, fld)
-    n, out = p.penalty_last_n, list(output_ids)
+    n, out = p.penalty_last_n, list(p.output_ids)
     counted = out if n == -1 else out[max(len(out) - n, 0):] if n else []
-    if not counted:
-        return x
-    counts = torch.bincount(torch.tensor(counted, dtype=torch.int64), minlength=v)
+    return torch.bincount(torch.tensor(counted, dtype=torch.int64), minlength=v)
+
+
+def apply_penalties(x: torch.Tensor, p: Params) -> torch.Tensor:
+    """Seed 004's step 1 (004:255-287), after the engine options: a token counted c > 0 times
+    (penalty_counts) loses c * frequency + presence (float64, rounded to float32), then is
+    divided by repetition when >= 0, multiplied by it when < 0."""
+    counts = penalty_counts(p, x.shape[0])
     hit = (counts > 0) & ~torch.isinf(x)
+    if not bool(hit.any()):
+        return x
     c = counts.to(torch.float64)
     shifted = (x.to(torch.float64) - (c * p.frequency_penalty + p.presence_penalty)).float()
     s64 = shifted.to(torch.float64)
     scaled = torch.where(s64 < 0, s64 * p.repetition_penalty, s64 / p.repetition_penalty).float()
-    out = torch.where(hit, scaled, x)
-    if bool(torch.isinf(out[hit]).any()):
+    return overflow_checked(torch.where(hit, scaled, x), hit)
+
+
+def overflow_checked(x: torch.Tensor, changed: torch.Tensor) -> torch.Tensor:
+    """x, unless a logit the penalties changed left float32's range (SIEVE_EOVERFLOW)."""
+    if bool(torch.isinf(x[changed]).any()):
         raise _logits_error("SIEVE_EOVERFLOW")
-    return out
+    return x
 
 
 # ----------------------------------------------------------------------------- the filter
@@ -185,13 +201,12 @@ def check_logits(logits: torch.Tensor) -> None:
         raise _logits_error("SIEVE_EPOSINF")
 
 
-def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine(),
-               output_ids: Sequence[int] = (), prompt_ids: Sequence[int] = ()) -> Filtered:
+def filter_row(logits: torch.Tensor, params: Params, engine: Engine = Engine()) -> Filtered:
     """Steps 1-5 of 000:13-19 on one row, after seed 004's penalties."""
     p = check_params(params)
     logits = logits.to(torch.float32)
     check_logits(logits)
-    x = apply_penalties(apply_engine(logits, engine), p, output_ids, prompt_ids)
+    x = apply_penalties(apply_engine(logits, engine), p)
     finite = ~torch.isinf(x)
     if not bool(finite.any()):
         raise _logits_error("SIEVE_ENOFINITE")

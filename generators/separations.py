@@ -29,7 +29,8 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
     if op not in reading.ops and not (op == "speculate" and
                                       set(reading.ops) & {"filter", "uniform", "draw"}):
         return False
-    cut = any(p.top_p != 1.0 or p.top_k != -1 for p in params)
+    cut = any(p.top_p != 1.0 or p.top_k != -1 or p.min_p > 0.0 for p in params)
+    counted = any(p.output_ids for p in params)
     cold = any(isinstance(p.temperature, float) and 0 <= p.temperature < EPS for p in params)
     top_p = any(p.top_p != 1.0 for p in params)
     top_k = any(p.top_k != -1 for p in params)
@@ -70,6 +71,14 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "blacklist-after-softmax": bool(engine.blacklist),
         "topk-off-by-one": any(p.top_k not in (-1, 0) for p in params),
         "topp-one-still-cuts": op == "filter" and any(p.top_p == 1.0 for p in params),
+        "penalty-after-temperature": counted and any(p.temperature != 1.0 for p in params),
+        "presence-per-occurrence": counted, "repetition-divides-negative": counted,
+        "penalty-window-ignored": any(p.penalty_last_n != -1 and p.output_ids for p in params),
+        "penalty-counts-prompt": any(p.prompt_ids for p in params),
+        "penalty-overflow-unchecked": counted, "penalty-ids-ignored": counted or any(
+            p.prompt_ids for p in params),
+        "penalty-limits-unchecked": op == "validate" or counted,
+        "min-p-before-temperature": any(p.min_p > 0.0 and p.temperature != 1.0 for p in params),
     }.get(reading.name, True)
 
 

@@ -103,6 +103,7 @@ Test(fixtures, sample_passes) { run_family("sample"); }
 Test(fixtures, positions_pass) { run_family("positions"); }
 Test(fixtures, special_values_pass) { run_family("special-values"); }
 Test(fixtures, speculative_passes) { run_family("speculative"); }
+Test(fixtures, penalties_pass) { run_family("penalties"); }
 
 /* Whether the oracle under the reading's rule (an axis value) gives the answer the case records
  * for that reading; logs the difference when not. */
@@ -157,7 +158,7 @@ Test(fixtures, every_case_is_in_a_family_tested_here_and_ids_are_unique) {
   static const char *tested[] = {"seed-examples",  "validation",  "ordering", "ties",
                                  "temperature",    "large-vocab", "logprobs", "engine-options",
                                  "hash",           "draw",        "sample",   "positions",
-                                 "special-values", "speculative"};
+                                 "special-values", "speculative", "penalties"};
   sieve_fixtures fx = load();
   size_t n = 0;
   for (const cJSON *c = fx.cases->child; c; c = c->next, n++) {

@@ -12,6 +12,7 @@
 #include "protocol/recipe.h"
 #include "protocol/request.h"
 #include "protocol/serve.h"
+#include "protocol/sieve_impl.h"
 
 typedef struct served {
   char *text;
@@ -19,14 +20,15 @@ typedef struct served {
   cJSON *lines[16];
 } served;
 
-static served serve_n(const char *input, size_t len) {
+/* The answers of the oracle, or of a library's table when `impl` is not NULL. */
+static served serve_with(const char *input, size_t len, const sieve_impl *impl) {
   served s;
   memset(&s, 0, sizeof s);
   FILE *in = fmemopen((void *)input, len, "r");
   size_t size = 0;
   FILE *out = open_memstream(&s.text, &size);
   cr_assert(in && out);
-  cr_assert_eq(sieve_serve(in, out, "deepinfer", NULL), 0);
+  cr_assert_eq(impl ? sieve_serve_impl(in, out, impl) : sieve_serve(in, out, "deepinfer", NULL), 0);
   fclose(in);
   fclose(out);
   for (char *line = strtok(s.text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -37,6 +39,8 @@ static served serve_n(const char *input, size_t len) {
   }
   return s;
 }
+
+static served serve_n(const char *input, size_t len) { return serve_with(input, len, NULL); }
 
 static served serve(const char *input) { return serve_n(input, strlen(input)); }
 
@@ -211,6 +215,33 @@ Test(serve, bad_min_p_penalties_and_token_ids_name_their_field) {
   expect_error(cJSON_GetArrayItem(rows, 1), "invalid_request", "prompt_ids");
   expect_error(cJSON_GetArrayItem(rows, 2), "invalid_request", "output_ids");
   expect_error(cJSON_GetArrayItem(rows, 3), "invalid_request", "output_ids");
+  served_free(&s);
+}
+
+static int oracle_filter(const float *logits, size_t vocab, const sieve_params *params,
+                         const sieve_engine *engine, double *logprobs) {
+  return sieve_filter(logits, vocab, params, engine, logprobs, NULL);
+}
+
+Test(serve, a_library_is_asked_only_the_sampling_options_its_table_lists) {
+  const sieve_impl min_p_only = {.abi = SIEVE_IMPL_ABI,
+                                 .name = "min-p-only",
+                                 .version = "1",
+                                 .filter = oracle_filter,
+                                 .sampling_options = "min_p"};
+  const char *input = "{\"op\":\"hello\",\"protocol\":1}\n"
+                      "{\"op\":\"filter\",\"rows\":[{\"logits\":[3,2,1,0],"
+                      "\"params\":{\"min_p\":0.3}}]}\n"
+                      "{\"op\":\"filter\",\"rows\":[{\"logits\":[3,2,1,0],"
+                      "\"params\":{\"min_p\":0.3,\"presence_penalty\":1},\"output_ids\":[0]}]}\n";
+  served s = serve_with(input, strlen(input), &min_p_only);
+  cr_assert_eq(s.n_lines, 3);
+  const cJSON *options = at(s.lines[0], "sampling_options");
+  cr_assert_eq(cJSON_GetArraySize(options), 1);
+  cr_expect_str_eq(cJSON_GetArrayItem(options, 0)->valuestring, "min_p");
+  const cJSON *lp = at(cJSON_GetArrayItem(at(s.lines[1], "rows"), 0), "logprobs");
+  cr_expect(cJSON_IsArray(lp) && cJSON_IsNull(cJSON_GetArrayItem(lp, 2)), "min_p 0.3 removes 2");
+  expect_error(s.lines[2], "invalid_params", "presence_penalty");
   served_free(&s);
 }
 

@@ -54,6 +54,9 @@ static const sieve_impl table = {
     .sample = sample,
     .position = position,
     .speculate = sieve_speculate,
+    /* The parameters beyond temperature, top_p and top_k it reads; a case naming another is
+     * skipped. */
+    .sampling_options = "min_p,frequency_penalty,presence_penalty,repetition_penalty,penalty_last_n",
 };
 
 const sieve_impl *sieve_impl_get(void) { return &table; }

@@ -311,7 +311,7 @@ const cli_command cli_run = {
     "run; one that passes while the run has new failures is kept (one may hide it) unless\n"
     "--force.\n"
     "suites: smoke params ordering large-vocab logprobs engine-options uniform draw sample\n"
-    "        position special-values speculative distribution\n"
+    "        position special-values speculative penalties distribution\n"
     "        speculative-distribution (default: all but smoke)\n"
     "--suite, --family (the part of a case id before its slash) and --case (an id or a glob,\n"
     "'ties/*') each take a comma-separated list or repeat; the cases asked are their union.\n"

@@ -107,8 +107,17 @@ static int from_case(const cJSON *c, row_input *in, char *err, size_t len) {
   const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(request, "rows"), 0);
   const cJSON *logits = cJSON_GetObjectItemCaseSensitive(row, "logits");
   int rc = request && cJSON_IsArray(logits) ? 0 : -1;
+  const char *unshown = !request ? NULL
+                        : cJSON_GetObjectItemCaseSensitive(request, "engine")
+                            ? "the engine options"
+                            : req_option_missing(request, 0);
   if (request && rc != 0)
     snprintf(err, len, "case %s has no logits to explain", sieve_case_str(c, "id"));
+  else if (unshown) /* its steps are not drawn yet: a picture without them would mislead */
+    rc = -1, snprintf(err, len,
+                      "case %s uses %s, a step sieve explain does not show yet (sieve run "
+                      "--case %s checks it)",
+                      sieve_case_str(c, "id"), unshown, sieve_case_str(c, "id"));
   in->vocab = rc == 0 ? (size_t)cJSON_GetArraySize(logits) : 0;
   in->logits = calloc(in->vocab ? in->vocab : 1, sizeof *in->logits);
   size_t i = 0;

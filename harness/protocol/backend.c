@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "request.h"
+
 const sieve_impl *backend_load_library(const char *path, char *err, size_t len) {
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -20,7 +22,22 @@ const sieve_impl *backend_load_library(const char *path, char *err, size_t len) 
              SIEVE_IMPL_SYMBOL, SIEVE_IMPL_ABI);
     return NULL;
   }
+  char unknown[64];
+  if (impl->abi >= 4 &&
+      req_options_of_text(impl->sampling_options, unknown, sizeof unknown) == -1u) {
+    snprintf(err, len,
+             "%s: sampling_options names \"%s\", which sieve does not know (known: min_p, "
+             "frequency_penalty, presence_penalty, repetition_penalty, penalty_last_n)",
+             path, unknown);
+    return NULL;
+  }
   return impl;
+}
+
+unsigned backend_options(const sieve_impl *impl) {
+  if (!impl)
+    return REQ_OPTIONS_ALL;
+  return impl->abi >= 4 ? req_options_of_text(impl->sampling_options, NULL, 0) : 0u;
 }
 
 int backend_supports(const sieve_impl *impl, const char *op) {

@@ -14,6 +14,10 @@
  * or exports no table of a known ABI. */
 const sieve_impl *backend_load_library(const char *path, char *err, size_t len);
 
+/* The sampling options it takes, one bit each (request.h): all for the oracle, a library's
+ * `sampling_options` (ABI 4), none for an earlier library. */
+unsigned backend_options(const sieve_impl *impl);
+
 /* Nonzero when the backend implements the protocol op `op`. */
 int backend_supports(const sieve_impl *impl, const char *op);
 

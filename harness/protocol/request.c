@@ -195,6 +195,58 @@ static int param_top_k(const cJSON *obj, const char *path, int64_t *out, req_err
   return 0;
 }
 
+static const char *const option_names[] = {REQ_SAMPLING_OPTIONS(REQ_OPTION_NAME)};
+
+static int option_index(const char *name, size_t len) {
+  for (int i = 0; i < REQ_OPTION_COUNT; i++)
+    if (strlen(option_names[i]) == len && strncmp(option_names[i], name, len) == 0)
+      return i;
+  return -1;
+}
+
+unsigned req_options_of_list(const cJSON *names) {
+  unsigned out = 0;
+  for (const cJSON *x = cJSON_IsArray(names) ? names->child : NULL; x; x = x->next) {
+    int i = cJSON_IsString(x) ? option_index(x->valuestring, strlen(x->valuestring)) : -1;
+    out |= i >= 0 ? 1u << i : 0u;
+  }
+  return out;
+}
+
+unsigned req_options_of_text(const char *names, char *unknown, size_t len) {
+  unsigned out = 0;
+  for (const char *at = names; at && *at;) {
+    size_t n = strcspn(at, ",");
+    int i = option_index(at, n);
+    if (i < 0 && n > 0 && unknown) {
+      snprintf(unknown, len, "%.*s", (int)n, at);
+      return -1u;
+    }
+    out |= i >= 0 ? 1u << i : 0u;
+    at += n + (at[n] == ',');
+  }
+  return out;
+}
+
+static const char *params_missing(const cJSON *params, unsigned offered) {
+  for (int i = 0; cJSON_IsObject(params) && i < REQ_OPTION_COUNT; i++)
+    if (!(offered & 1u << i) && req_get(params, option_names[i]))
+      return option_names[i];
+  return NULL;
+}
+
+const char *req_option_missing(const cJSON *request, unsigned offered) {
+  const cJSON *holders[] = {request, req_get(request, "target"), req_get(request, "draft")};
+  const char *missing = NULL;
+  for (size_t i = 0; i < 3 && !missing; i++)
+    missing = params_missing(req_get(holders[i], "params"), offered);
+  const cJSON *rows = req_get(request, "rows");
+  for (const cJSON *row = cJSON_IsArray(rows) ? rows->child : NULL; row && !missing;
+       row = row->next)
+    missing = params_missing(req_get(row, "params"), offered);
+  return missing;
+}
+
 /* penalty_last_n as a 64-bit integer, saturated, for the oracle to check in its order; one that
  * is no integer is its error here, as top_k's is. */
 static int param_last_n(const cJSON *obj, const char *path, int64_t *out, req_error *e) {
@@ -230,15 +282,8 @@ static int param_penalties(const cJSON *item, const char *path, sieve_params *ou
  * 1; an explicit -DBL_MAX, that value, is carried as another negative, an error alike. */
 int req_params(const cJSON *item, const char *path, sieve_params *out, req_penalties *pen,
                req_error *e) {
-  static const char *const keys[] = {"temperature",
-                                     "top_p",
-                                     "top_k",
-                                     "min_p",
-                                     "frequency_penalty",
-                                     "presence_penalty",
-                                     "repetition_penalty",
-                                     "penalty_last_n",
-                                     NULL};
+  static const char *const keys[] = {"temperature", "top_p", "top_k",
+                                     REQ_SAMPLING_OPTIONS(REQ_OPTION_NAME) NULL};
   *out = (sieve_params){1.0, SIEVE_TOP_P_UNSET, SIEVE_TOP_K_UNSET, 0.0, NULL};
   pen->penalties = (sieve_penalties)SIEVE_PENALTIES_DEFAULT;
   if (!item)

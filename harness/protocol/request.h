@@ -51,6 +51,24 @@ int req_decimal(const char *text, uint64_t *out);
 /* A 64-bit seed: a decimal string in [0, 2^64-1]. */
 int req_seed(const cJSON *item, const char *path, uint64_t *out, req_error *e);
 
+/* The parameters beyond temperature, top_p and top_k, as params name them: what hello's
+ * "sampling_options" lists, and what a case asks only of an implementation that lists it. */
+#define REQ_SAMPLING_OPTIONS(X)                                                                    \
+  X(min_p) X(frequency_penalty) X(presence_penalty) X(repetition_penalty) X(penalty_last_n)
+#define REQ_OPTION_NAME(name) #name,
+#define REQ_OPTION_BIT(name) REQ_OPTION_##name,
+enum { REQ_SAMPLING_OPTIONS(REQ_OPTION_BIT) REQ_OPTION_COUNT };
+#define REQ_OPTIONS_ALL ((1u << REQ_OPTION_COUNT) - 1u)
+
+/* The options of a list of names (a cJSON array of strings, or a comma-separated string), one
+ * bit each (1u << REQ_OPTION_min_p, ...); 0 for NULL. A name sieve does not know is ignored,
+ * or, with `unknown` non-NULL, copied there (the first such name) and -1u returned. */
+unsigned req_options_of_list(const cJSON *names);
+unsigned req_options_of_text(const char *names, char *unknown, size_t len);
+/* The first sampling option a request's params name (its own, its rows', its target's and its
+ * draft's) that `offered` lacks, or NULL. */
+const char *req_option_missing(const cJSON *request, unsigned offered);
+
 /* The penalties of a request: the parameters its params name and the token ids a row carries
  * (malloc'd; req_penalties_free releases them). Zero-initialize one before use. */
 typedef struct req_penalties {

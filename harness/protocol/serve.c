@@ -102,9 +102,17 @@ static int op_hello(op_context *ctx) {
   }
   if (!ctx->impl && ctx->backend->rule && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
     jbuf_raw(b, ",\"rng\":\"own\"");
-  if (!ctx->impl) /* a library cannot say whether it reads the fields ABI 3 added */
-    jbuf_raw(b, ",\"sampling_options\":[\"min_p\",\"frequency_penalty\",\"presence_penalty\","
-                "\"repetition_penalty\",\"penalty_last_n\"]");
+  static const char *const options[] = {REQ_SAMPLING_OPTIONS(REQ_OPTION_NAME)};
+  const unsigned offered = backend_options(ctx->impl);
+  jbuf_key(b, "sampling_options", 1);
+  jbuf_raw(b, "[");
+  for (int i = 0, first = 1; i < REQ_OPTION_COUNT; i++)
+    if (offered & 1u << i) {
+      jbuf_raw(b, first ? "" : ",");
+      jbuf_str(b, options[i]);
+      first = 0;
+    }
+  jbuf_raw(b, "]");
   jbuf_raw(b, ",\"ops\":[");
   int first = 1;
   for (size_t i = 0; i < sizeof all_ops / sizeof all_ops[0]; i++)
@@ -518,6 +526,12 @@ static int dispatch(op_context *ctx) {
       if (!backend_supports(ctx->impl, ops[i].name))
         return req_fail(ctx->err, SIEVE_KIND_OP, "op", "op \"%s\" is not implemented by %s",
                         ops[i].name, ctx->impl->name);
+      const char *missing = req_option_missing(ctx->req, backend_options(ctx->impl));
+      if (missing)
+        return req_fail(ctx->err, SIEVE_KIND_PARAMS, missing,
+                        "%s is not taken by %s: its sampling_options do not list it "
+                        "(harness/protocol/sieve_impl.h)",
+                        missing, ctx->impl->name);
       return ops[i].handler(ctx);
     }
   return req_fail(ctx->err, SIEVE_KIND_OP, "op", "unsupported op \"%s\"", op->valuestring);

@@ -30,8 +30,9 @@ extern "C" {
  * 4.0.0) adds min_p and the penalties at the end of sieve_params; a library built for ABI 1 or
  * 2 still loads and answers every op but speculate, whose sieve_speculation holds two
  * sieve_params (it reads the first three fields of the others, and so ignores min-p and the
- * penalties). */
-#define SIEVE_IMPL_ABI 3
+ * penalties). ABI 4 adds `sampling_options` at the end: the min-p and penalty parameters the
+ * library reads; a library of an earlier ABI reads none, and is asked no case that names one. */
+#define SIEVE_IMPL_ABI 4
 
 typedef struct sieve_impl {
   uint32_t abi;        /* SIEVE_IMPL_ABI */
@@ -57,6 +58,12 @@ typedef struct sieve_impl {
    * bonus. The drafts' tokens are always given. */
   int (*speculate)(const sieve_speculation *spec, const sieve_engine *engine,
                    sieve_speculate_step *steps, int64_t *tokens, sieve_speculate_result *result);
+  /* ABI 4. The parameters it reads beyond temperature, top_p and top_k, comma-separated as the
+   * protocol names them: any of "min_p", "frequency_penalty", "presence_penalty",
+   * "repetition_penalty", "penalty_last_n" (the last four read sieve_params.penalties). NULL or
+   * "": none. `sieve serve` lists them in hello's "sampling_options" and refuses a request that
+   * names another. */
+  const char *sampling_options;
 } sieve_impl;
 
 typedef const sieve_impl *(*sieve_impl_get_fn)(void);

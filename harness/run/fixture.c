@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "protocol/recipe.h"
+#include "protocol/request.h"
 #include "sieve.h"
 
 const char *sieve_beside_self(const char *const *places, size_t n, const char *file, char *buf,
@@ -172,6 +173,8 @@ static const char *engine_option_missing(const cJSON *request, const cJSON *hell
 
 int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, size_t len) {
   const char *op = sieve_case_str(request, "op"), *option = engine_option_missing(request, hello);
+  const char *sampling = req_option_missing(
+      request, req_options_of_list(cJSON_GetObjectItemCaseSensitive(hello, "sampling_options")));
   int hashed = !strcmp(op, "sample") || !strcmp(op, "draw") || !strcmp(op, "uniform") ||
                !strcmp(op, "speculate");
   if (*sieve_case_str(hello, "unavailable"))
@@ -182,6 +185,10 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
     return snprintf(why, len, "the implementation does not offer op %s (hello)", op), 1;
   if (option)
     return snprintf(why, len, "the implementation does not offer engine option %s (hello)", option),
+           1;
+  if (sampling)
+    return snprintf(why, len, "the implementation does not offer sampling option %s (hello)",
+                    sampling),
            1;
   if (hashed && !strcmp(sieve_case_str(hello, "rng"), "own"))
     return snprintf(why, len,

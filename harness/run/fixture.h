@@ -54,7 +54,8 @@ cJSON *sieve_case_request_compact(const cJSON *c, char *err, size_t err_len);
 /*
  * Why an implementation cannot be asked a case, from its answer to hello: it is unavailable
  * (its engine is not installed), an op it does not offer, an engine option it does not offer
- * ("engine_options", absent: all), or a token that comes from the hash while it draws with its own
+ * ("engine_options", absent: all), a sampling option its params name that it does not offer
+ * ("sampling_options", absent: none), or a token that comes from the hash while it draws with its own
  * generator ("rng":"own"). Writes the reason and returns 1, or returns 0 when it can be asked.
  */
 int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, size_t len);

@@ -25,6 +25,7 @@ const char *const sieve_suites[] = {"params",
                                     "position",
                                     "special-values",
                                     "speculative",
+                                    "penalties",
                                     "distribution",
                                     "speculative-distribution",
                                     NULL};

@@ -201,6 +201,12 @@ def explain(ctx):
     ctx.check("sieve explain --logits shows a row given on the command line, with its draw",
               row.returncode == 0 and "a row of 4 logits, T 1, top_p 0.8" in row.stdout
               and "draw: u = " in row.stdout, row.stdout[-300:] + row.stderr)
+    for case, step in (("penalties/presence-reorders-top-k-2", "uses presence_penalty"),
+                       ("engine-options/blacklist-both-maxima-p1.0-k-1", "the engine options")):
+        out = ctx.cmd("explain", case)
+        ctx.check(f"sieve explain refuses {case}, whose step it does not show, and says so",
+                  out.returncode == 2 and step in out.stderr and "does not show yet" in out.stderr
+                  and not out.stdout, out.stdout[-200:] + out.stderr[-300:])
     case = "speculative/one-draft-seed-40"
     out = ctx.cmd("explain", case)
     ctx.check("sieve explain shows a speculative chain step by step, the stop and the residual",

@@ -12,6 +12,7 @@
  *   half-row      filter writes only the first half of the row
  *   vocab-error   filter answers every row with SIEVE_EVOCAB (it says V does not match)
  *   bad-token     sample draws token V, one past the row
+ *   unknown-option  sampling_options names "top_a", an option sieve does not know
  */
 #include <signal.h>
 #include <stddef.h>
@@ -63,7 +64,13 @@ static const sieve_impl table = {
 #else
     SIEVE_IMPL_ABI,
 #endif
-    "broken", "1", sieve_params_check, filter, sieve_uniform, NULL, sample, NULL, NULL};
+    "broken", "1", sieve_params_check, filter, sieve_uniform, NULL, sample, NULL, NULL,
+#if defined(BROKEN_UNKNOWN_OPTION)
+    "min_p,top_a"
+#else
+    NULL
+#endif
+};
 
 #if defined(BROKEN_NO_SYMBOL)
 /* The symbol misspelled. */

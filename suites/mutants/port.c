@@ -66,6 +66,21 @@ static int validate(const sieve_params *in, sieve_params *out) {
 #endif
   if (!(k == -1 || (k >= 1 && k <= 2147483647)))
     return SIEVE_ETOPK;
+  if (!(in->min_p >= 0 && in->min_p <= 1))
+    return SIEVE_EMINP;
+#ifdef MUTANT_PENALTY_LIMITS_UNCHECKED
+  const sieve_penalties *pen = NULL;
+#else
+  const sieve_penalties *pen = in->penalties;
+#endif
+  if (pen && !(pen->frequency >= -2 && pen->frequency <= 2))
+    return SIEVE_EFREQUENCY;
+  if (pen && !(pen->presence >= -2 && pen->presence <= 2))
+    return SIEVE_EPRESENCE;
+  if (pen && !(pen->repetition > 0 && pen->repetition <= 2))
+    return SIEVE_EREPETITION;
+  if (pen && pen->last_n < -1)
+    return SIEVE_EPENALTYWINDOW;
   if (t < EPS) {
     t = EPS;
 #ifndef MUTANT_T0_CLAMP_KEEPS_FILTERS
@@ -73,7 +88,7 @@ static int validate(const sieve_params *in, sieve_params *out) {
     k = -1;
 #endif
   }
-  *out = (sieve_params){t, p, k, 0.0, NULL};
+  *out = (sieve_params){t, p, k, in->min_p, in->penalties};
   return 0;
 }
 
@@ -165,6 +180,77 @@ static int apply_engine(const sieve_engine *e, float *x, size_t v, item *tmp, do
   return 0;
 }
 
+/* A finite logit counted c > 0 times, penalized: it loses c * frequency + presence, then is
+ * divided by repetition, or multiplied by it when negative; +-inf when that overflows. */
+static float penalized(float x, uint32_t c, const sieve_penalties *pen) {
+#ifdef MUTANT_PRESENCE_PER_OCCURRENCE
+  double y = (float)((double)x - (c * pen->frequency + c * pen->presence));
+#else
+  double y = (float)((double)x - (c * pen->frequency + pen->presence));
+#endif
+#ifdef MUTANT_REPETITION_DIVIDES_NEGATIVE
+  return (float)(y / pen->repetition);
+#else
+  return (float)(y < 0 ? y * pen->repetition : y / pen->repetition);
+#endif
+}
+
+/* The penalties on the rows x and `before` (the row temperature scales): each token counted in
+ * the last last_n output tokens (the prompt is not counted). counts[] is scratch of v entries. */
+static int penalize(const sieve_penalties *pen, float *x, float *before, size_t v,
+                    uint32_t *counts) {
+  if (!pen)
+    return 0;
+#ifndef MUTANT_PENALTY_IDS_IGNORED
+  for (size_t i = 0; i < pen->n_output; i++)
+    if (pen->output[i] < 0 || (uint64_t)pen->output[i] >= v)
+      return SIEVE_EOUTPUTTOKEN;
+  for (size_t i = 0; i < pen->n_prompt; i++)
+    if (pen->prompt[i] < 0 || (uint64_t)pen->prompt[i] >= v)
+      return SIEVE_EPROMPTTOKEN;
+#endif
+  size_t n = pen->n_output;
+  size_t from = pen->last_n < 0 || (uint64_t)pen->last_n >= n ? 0 : n - (size_t)pen->last_n;
+#ifdef MUTANT_PENALTY_WINDOW_IGNORED
+  from = 0;
+#endif
+  memset(counts, 0, v * sizeof *counts);
+  for (size_t i = from; i < n; i++)
+    if (pen->output[i] >= 0 && (uint64_t)pen->output[i] < v)
+      counts[pen->output[i]]++;
+#ifdef MUTANT_PENALTY_COUNTS_PROMPT
+  for (size_t i = 0; i < pen->n_prompt; i++)
+    counts[pen->prompt[i]]++;
+#endif
+  for (size_t i = 0; i < v; i++) {
+#ifdef MUTANT_PENALTY_OVERFLOW_UNCHECKED
+    if (counts[i] && !isinf(x[i]))
+      x[i] = penalized(x[i], counts[i], pen);
+#else
+    if (counts[i] && !isinf(x[i]) && isinf(x[i] = penalized(x[i], counts[i], pen)))
+      return SIEVE_EOVERFLOW;
+#endif
+    if (counts[i] && !isinf(before[i]))
+      before[i] = penalized(before[i], counts[i], pen);
+  }
+  return 0;
+}
+
+/* How many of the ranked tokens min-p leaves: those of probability at least min_p times the
+ * largest (ranked by probability, they lead). */
+static size_t min_p_count(const item *ranked, size_t n, const float *x, double min_p) {
+  size_t kept = 0;
+#ifdef MUTANT_MIN_P_BEFORE_TEMPERATURE /* p / p_max of the unscaled logits */
+  while (kept < n && EXP((real)x[ranked[kept].id] - (real)x[ranked[0].id]) >= (real)min_p)
+    kept++;
+#else
+  (void)x;
+  while (kept < n && ranked[kept].p >= min_p * ranked[0].p)
+    kept++;
+#endif
+  return kept;
+}
+
 /* How many of the ranked tokens survive top-p and top-k. */
 static size_t keep_count(const item *ranked, size_t n, const sieve_params *p) {
   size_t kept = n;
@@ -228,9 +314,10 @@ static size_t rank(const float *x, const float *over, size_t v, double t, item *
   return n;
 }
 
-static int filter_checked(const float *logits, size_t v, const sieve_params *p,
+static int filter_checked(const float *logits, size_t v, const sieve_params *params,
                           double raw_temperature, const sieve_engine *e, double *lp, float *x,
-                          item *ranked) {
+                          item *ranked, uint32_t *counts) {
+  sieve_params q = *params, *p = &q;
   for (size_t i = 0; i < v; i++)
     if (isnan(logits[i]))
       return SIEVE_ENAN;
@@ -244,6 +331,9 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
   memcpy(x, logits, v * sizeof *x);
   float *before = x + v;
   int rc = apply_engine(e, x, v, ranked, p->temperature, before);
+#ifndef MUTANT_PENALTY_AFTER_TEMPERATURE
+  rc = rc ? rc : penalize(p->penalties, x, before, v, counts);
+#endif
   if (rc)
     return rc;
   int finite = 0;
@@ -254,6 +344,15 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
   for (size_t i = 0; i < v; i++)
     if (!isinf(before[i]) && isinf(scale(before[i], p->temperature)))
       return SIEVE_EOVERFLOW;
+#ifdef MUTANT_PENALTY_AFTER_TEMPERATURE /* scaled here, then penalized; T is 1 from now on */
+  for (size_t i = 0; i < v; i++) {
+    x[i] = isinf(x[i]) ? x[i] : scale(x[i], p->temperature);
+    before[i] = isinf(before[i]) ? before[i] : scale(before[i], p->temperature);
+  }
+  p->temperature = 1.0;
+  if ((rc = penalize(p->penalties, x, before, v, counts)) != 0)
+    return rc;
+#endif
 #ifdef SOFTMAX_BEFORE_ENGINE_STEP
   const float *over = before;
 #else
@@ -265,6 +364,8 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *p,
   size_t n = rank(x, over, v, p->temperature, ranked);
 #endif
   size_t kept = keep_count(ranked, n, p);
+  if (p->min_p > 0 && min_p_count(ranked, n, x, p->min_p) < kept)
+    kept = min_p_count(ranked, n, x, p->min_p);
 #ifdef MUTANT_T0_ARGMAX
   if (raw_temperature < EPS)
     kept = 1;
@@ -302,10 +403,13 @@ static int filter(const float *logits, size_t v, const sieve_params *params, con
     return SIEVE_EVOCAB;
   float *x = malloc(2 * v * sizeof *x); /* the row, then the row temperature scales */
   item *ranked = malloc(v * sizeof *ranked);
-  rc = x && ranked ? filter_checked(logits, v, &p, params->temperature, e, lp, x, ranked)
-                   : SIEVE_ENOMEM;
+  uint32_t *counts = malloc(v * sizeof *counts);
+  rc = x && ranked && counts
+           ? filter_checked(logits, v, &p, params->temperature, e, lp, x, ranked, counts)
+           : SIEVE_ENOMEM;
   free(x);
   free(ranked);
+  free(counts);
   return rc;
 }
 
@@ -619,7 +723,17 @@ static int position(int mode, int64_t q, int64_t k, int64_t row, int64_t *out) {
   return 0;
 }
 
-static const sieve_impl port = {SIEVE_IMPL_ABI, MUTANT_NAME, "1",    validate, filter,
-                                uniform,        draw,        sample, position, speculate};
+static const sieve_impl port = {
+    SIEVE_IMPL_ABI,
+    MUTANT_NAME,
+    "1",
+    validate,
+    filter,
+    uniform,
+    draw,
+    sample,
+    position,
+    speculate,
+    "min_p,frequency_penalty,presence_penalty,repetition_penalty,penalty_last_n"};
 
 const sieve_impl *sieve_impl_get(void) { return &port; }
