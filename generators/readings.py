@@ -38,7 +38,7 @@ class Reading:
 # seed 000 on which engines do not differ.
 AXES = axes.NAMES + ("topp_mass", "param_range",
                      "engine_order", "hash", "position", "speculate", "penalty_at",
-                     "penalty_formula", "min_p_at")
+                     "penalty_formula", "min_p")
 
 FILTER_OPS = ("filter", "sample")
 READINGS = (
@@ -154,18 +154,10 @@ READINGS = (
             FILTER_OPS),
     Reading("penalty-window-ignored", "penalty_formula", "004:284-286", "penalty_last_n is "
             "ignored: every output token is counted", FILTER_OPS),
-    Reading("penalty-counts-prompt", "penalty_formula", "004:284-286", "the prompt's tokens are "
-            "counted too, not only the output's", FILTER_OPS),
-    Reading("penalty-overflow-unchecked", "penalty_formula", "004:284-286", "a penalized logit "
-            "beyond float32 becomes an infinity (the token removed) instead of an overflow error",
-            FILTER_OPS),
     Reading("penalty-ids-ignored", "penalty_formula", "004:284-286", "an output or prompt id "
             "outside the vocabulary is skipped instead of being an error", FILTER_OPS),
-    Reading("penalty-limits-unchecked", "param_range", "004:20-21", "frequency, presence, "
-            "repetition and penalty_last_n are not checked against their limits",
-            FILTER_OPS + ("validate",)),
-    Reading("min-p-before-temperature", "min_p_at", "004:255-287", "min-p is measured on the "
-            "probabilities before temperature, not on the scaled ones", FILTER_OPS),
+    Reading("min-p-absolute", "min_p", "004:255-287", "min-p removes a token whose "
+            "probability is below min_p itself, not below min_p times the largest", FILTER_OPS),
 ) + tuple(
     # The other engine choices of oracle/sieve.h, each named by its axis value; the oracle's
     # variant `sieve serve --rule AXIS=VALUE` gives the same answers.
@@ -324,8 +316,7 @@ def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
     those checks), kept through any clamp."""
     first = _check_first(ref.Params(p.temperature, p.top_p, p.top_k, p.explicit_k, p.explicit_p),
                          reading)
-    ref.check_params(ref.Params(min_p=p.min_p) if reading == "penalty-limits-unchecked" else
-                     ref.Params(**p.rest()))
+    ref.check_params(ref.Params(**p.rest()))
     return replace(first, **p.rest())
 
 
@@ -534,12 +525,8 @@ def _penalized(x: torch.Tensor, p: ref.Params, reading) -> torch.Tensor:
         p = replace(p, output_ids=tuple(i for i in p.output_ids if 0 <= i < v),
                     prompt_ids=tuple(i for i in p.prompt_ids if 0 <= i < v))
     counts = ref.penalty_counts(p, v)  # the checks, as the rule makes them
-    if reading == "penalty-window-ignored" or (reading == "penalty-limits-unchecked" and
-                                               p.penalty_last_n < 0):
+    if reading == "penalty-window-ignored":
         counts = ref.penalty_counts(replace(p, penalty_last_n=-1), v)
-    if reading == "penalty-counts-prompt":
-        counts = counts + torch.bincount(torch.tensor(p.prompt_ids, dtype=torch.int64),
-                                         minlength=v)
     presence = counts.double() * p.presence_penalty if reading == "presence-per-occurrence" \
         else p.presence_penalty
     hit = (counts > 0) & ~torch.isinf(x)
@@ -547,19 +534,20 @@ def _penalized(x: torch.Tensor, p: ref.Params, reading) -> torch.Tensor:
     negative = shifted < 0 if reading != "repetition-divides-negative" else torch.zeros_like(hit)
     out = torch.where(hit, torch.where(negative, shifted * p.repetition_penalty,
                                        shifted / p.repetition_penalty).float(), x)
-    return out if reading == "penalty-overflow-unchecked" else ref.overflow_checked(out, hit)
+    return ref.overflow_checked(out, hit)
 
 
 # The misreadings of the penalty formula, the tokens it counts and its checks.
 PENALTY_READINGS = ("presence-per-occurrence", "repetition-divides-negative",
-                    "penalty-window-ignored", "penalty-counts-prompt", "penalty-overflow-unchecked",
-                    "penalty-ids-ignored", "penalty-limits-unchecked")
+                    "penalty-window-ignored", "penalty-ids-ignored")
 
 
-def _min_p_count(probs: torch.Tensor, ranked: list, min_p: float) -> int:
+def _min_p_count(probs: torch.Tensor, ranked: list, min_p: float, absolute: bool) -> int:
     """How many ranks min-p leaves (ours): those whose probability is at least min_p times the
-    largest; they lead the ranking."""
+    largest; they lead the ranking. Misread, those at least min_p itself, and the first always."""
     pr = probs[ranked]
+    if absolute:
+        return max(1, int((pr >= min_p).sum()))
     return int((pr >= min_p * float(pr.max())).sum())
 
 
@@ -607,8 +595,7 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     if reading == "t0-argmax" and params.temperature < ref.SAMPLING_EPS:
         kept = 1
     if p.min_p > 0.0:
-        measured = torch.softmax(x.double(), 0) if reading == "min-p-before-temperature" else probs
-        kept = min(kept, _min_p_count(measured, ranked, p.min_p))
+        kept = min(kept, _min_p_count(probs, ranked, p.min_p, reading == "min-p-absolute"))
     if reading == "raw-logprobs":
         kept = len(ranked)
     masked = torch.full_like(s64, -math.inf)

@@ -74,11 +74,8 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "penalty-after-temperature": counted and any(p.temperature != 1.0 for p in params),
         "presence-per-occurrence": counted, "repetition-divides-negative": counted,
         "penalty-window-ignored": any(p.penalty_last_n != -1 and p.output_ids for p in params),
-        "penalty-counts-prompt": any(p.prompt_ids for p in params),
-        "penalty-overflow-unchecked": counted, "penalty-ids-ignored": counted or any(
-            p.prompt_ids for p in params),
-        "penalty-limits-unchecked": op == "validate" or counted,
-        "min-p-before-temperature": any(p.min_p > 0.0 and p.temperature != 1.0 for p in params),
+        "penalty-ids-ignored": counted or any(p.prompt_ids for p in params),
+        "min-p-absolute": any(p.min_p > 0.0 for p in params),
     }.get(reading.name, True)
 
 

@@ -124,18 +124,18 @@ def min_p_cases():
     F, c = FAMILY, ff.filter_case
     at = "004:255-287"
     out = [c(f"{F}/min-p-{m}", F, at, f"min_p {m} keeps {what}: p / p_max is 1, 0.37, 0.14, "
-             "0.05.", MIN_P_ROW, rest=P(min_p=m))
-           for m, what in ((0.3, "tokens 0 and 1"), (0.1, "tokens 0, 1 and 2"),
-                           (0.01, "every token"), (1.0, "token 0 alone"))]
+             "0.05.", MIN_P_ROW, rest=P(min_p=m), axis=axis,
+             separates=("min-p-absolute",) if axis else ())
+           for m, what, axis in ((0.3, "tokens 0 and 1", "min_p"),
+                                 (0.1, "tokens 0, 1 and 2", "min_p"),
+                                 (0.01, "every token", None), (1.0, "token 0 alone", None))]
     out += [
         c(f"{F}/min-p-on-scaled-probabilities", F, at,
           "min_p 0.3 at T 2 keeps tokens 0, 1 and 2: scaled, p / p_max is 1, 0.61, 0.37, 0.22.",
-          MIN_P_ROW, 2.0, rest=P(min_p=0.3), axis="min_p_at",
-          separates=("min-p-before-temperature",)),
+          MIN_P_ROW, 2.0, rest=P(min_p=0.3)),
         c(f"{F}/min-p-on-scaled-probabilities-at-low-t", F, at,
           "min_p 0.1 at T 0.5 keeps token 0 alone: scaled, p / p_max is 1, 0.14, 0.02, 0.002.",
-          MIN_P_ROW, 0.5, rest=P(min_p=0.1), axis="min_p_at",
-          separates=("min-p-before-temperature",)),
+          MIN_P_ROW, 0.5, rest=P(min_p=0.1)),
         c(f"{F}/min-p-1-keeps-every-tied-maximum", F, at,
           "min_p 1 keeps tokens 1 and 2, both at the largest logit.", [0.5, 2.0, 2.0, 1.0],
           rest=P(min_p=1.0)),

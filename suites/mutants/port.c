@@ -68,11 +68,7 @@ static int validate(const sieve_params *in, sieve_params *out) {
     return SIEVE_ETOPK;
   if (!(in->min_p >= 0 && in->min_p <= 1))
     return SIEVE_EMINP;
-#ifdef MUTANT_PENALTY_LIMITS_UNCHECKED
-  const sieve_penalties *pen = NULL;
-#else
   const sieve_penalties *pen = in->penalties;
-#endif
   if (pen && !(pen->frequency >= -2 && pen->frequency <= 2))
     return SIEVE_EFREQUENCY;
   if (pen && !(pen->presence >= -2 && pen->presence <= 2))
@@ -218,18 +214,9 @@ static int penalize(const sieve_penalties *pen, float *x, float *before, size_t 
   for (size_t i = from; i < n; i++)
     if (pen->output[i] >= 0 && (uint64_t)pen->output[i] < v)
       counts[pen->output[i]]++;
-#ifdef MUTANT_PENALTY_COUNTS_PROMPT
-  for (size_t i = 0; i < pen->n_prompt; i++)
-    counts[pen->prompt[i]]++;
-#endif
   for (size_t i = 0; i < v; i++) {
-#ifdef MUTANT_PENALTY_OVERFLOW_UNCHECKED
-    if (counts[i] && !isinf(x[i]))
-      x[i] = penalized(x[i], counts[i], pen);
-#else
     if (counts[i] && !isinf(x[i]) && isinf(x[i] = penalized(x[i], counts[i], pen)))
       return SIEVE_EOVERFLOW;
-#endif
     if (counts[i] && !isinf(before[i]))
       before[i] = penalized(before[i], counts[i], pen);
   }
@@ -238,16 +225,15 @@ static int penalize(const sieve_penalties *pen, float *x, float *before, size_t 
 
 /* How many of the ranked tokens min-p leaves: those of probability at least min_p times the
  * largest (ranked by probability, they lead). */
-static size_t min_p_count(const item *ranked, size_t n, const float *x, double min_p) {
-  size_t kept = 0;
-#ifdef MUTANT_MIN_P_BEFORE_TEMPERATURE /* p / p_max of the unscaled logits */
-  while (kept < n && EXP((real)x[ranked[kept].id] - (real)x[ranked[0].id]) >= (real)min_p)
-    kept++;
+static size_t min_p_count(const item *ranked, size_t n, double min_p) {
+#ifdef MUTANT_MIN_P_ABSOLUTE
+  const double bar = min_p;
 #else
-  (void)x;
-  while (kept < n && ranked[kept].p >= min_p * ranked[0].p)
-    kept++;
+  const double bar = min_p * ranked[0].p;
 #endif
+  size_t kept = 1; /* the first rank's p is the largest: min_p <= 1 keeps it */
+  while (kept < n && ranked[kept].p >= bar)
+    kept++;
   return kept;
 }
 
@@ -364,8 +350,8 @@ static int filter_checked(const float *logits, size_t v, const sieve_params *par
   size_t n = rank(x, over, v, p->temperature, ranked);
 #endif
   size_t kept = keep_count(ranked, n, p);
-  if (p->min_p > 0 && min_p_count(ranked, n, x, p->min_p) < kept)
-    kept = min_p_count(ranked, n, x, p->min_p);
+  if (p->min_p > 0 && min_p_count(ranked, n, p->min_p) < kept)
+    kept = min_p_count(ranked, n, p->min_p);
 #ifdef MUTANT_T0_ARGMAX
   if (raw_temperature < EPS)
     kept = 1;
