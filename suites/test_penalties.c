@@ -163,6 +163,14 @@ Test(min_p, removes_a_token_whose_probability_is_below_min_p_times_the_largest) 
   expect_near(f.info.minp_margin, exp(-0.5) - 0.5, 1e-15, "the closest decision");
 }
 
+Test(min_p, records_the_first_token_it_removes_when_that_decision_is_the_closest) {
+  const sieve_params p = {1.0, 1.0, -1, 0.38, NULL};
+  filtered f = run_filter_params(row4, 4, &p, NULL);
+  cr_assert_eq(f.rc, 0);
+  cr_expect_eq(f.info.kept, 2, "e^-0.5 = 0.61 stays, e^-1 = 0.37 goes");
+  expect_near(f.info.minp_margin, 0.38 - exp(-1.0), 1e-15, "0.37 is nearer 0.38 than 0.61 is");
+}
+
 Test(min_p, a_min_p_of_1_keeps_the_tokens_tied_with_the_largest) {
   const float row[4] = {1.0f, 1.0f, 0.5f, 1.0f};
   const sieve_params p = {1.0, 1.0, -1, 1.0, NULL};

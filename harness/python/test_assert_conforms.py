@@ -137,6 +137,11 @@ class Selection(unittest.TestCase):
             sieve.assert_conforms(oracle, families=["hash"])
         self.assertIn("hash", str(e.exception))
 
+    def test_the_cases_of_min_p_and_the_penalties_are_not_asked(self):
+        with self.assertRaises(ValueError) as e:
+            sieve.assert_conforms(oracle, families=["penalties"])
+        self.assertIn("min-p or penalties", str(e.exception))
+
 
 class Conversion(unittest.TestCase):
     def test_top_k_arrives_as_int(self):

@@ -445,11 +445,18 @@ def _failure_text(case, args, answer, precision):
     return "\n".join(lines + [f"  {c}" for c in _causes(case, answer, precision)])
 
 
+SAMPLING_OPTIONS = ("min_p", "frequency_penalty", "presence_penalty", "repetition_penalty",
+                    "penalty_last_n")
+
+
 def _runnable(case):
-    """A case assert_conforms can ask: one filter row of listed logits, no engine options."""
+    """A case assert_conforms can ask: one filter row of listed logits, no engine options, no
+    min-p nor penalties (fn takes neither)."""
     request = case["request"]
+    row = request["rows"][0] if request["op"] == "filter" else {}
     return (request["op"] == "filter" and "engine" not in request and len(request["rows"]) == 1
-            and isinstance(request["rows"][0]["logits"], list))
+            and isinstance(row["logits"], list)
+            and not any(name in row.get("params", {}) for name in SAMPLING_OPTIONS))
 
 
 def _selection(cases, families):
@@ -465,7 +472,8 @@ def _selection(cases, families):
     if not chosen:
         what = f"families {wanted}" if wanted is not None else "the fixtures"
         raise ValueError(f"{what} have no case assert_conforms runs (a "
-                         "filter request of one row of listed logits, without engine options): "
+                         "filter request of one row of listed logits, without engine options, "
+                         "min-p or penalties): "
                          "run them with sieve run")
     return chosen
 
@@ -555,8 +563,9 @@ class Conformance(int):
 def assert_conforms(fn, fixtures=None, families=None, precision="float32",
                     expected_failures=None):
     """Runs `fn(logits, temperature, top_k, top_p) -> logprobs` through the filter fixtures of
-    one row without engine options (those of `families` when given) and raises AssertionError
-    when a case fails that `expected_failures` does not list, or a listed one passes.
+    one row without engine options, min-p or penalties (those of `families` when given) and
+    raises AssertionError when a case fails that `expected_failures` does not list, or a
+    listed one passes.
 
     fn gets the values as the bundled adapter converts a request (logits a list of float32
     values, temperature and top_p floats, "nan" and "inf" included, top_k an int, -1 for none),
