@@ -452,7 +452,9 @@ typedef struct sieve_sample_result {
 
 /*
  * Filter, probs = exp(processed logprobs), draw. Writes the n_top best
- * entries into `top` (may be NULL when n_top is 0).
+ * entries into `top` (may be NULL when n_top is 0). Errors come in the
+ * order: a NULL argument, the parameters, the vocabulary, the filter's,
+ * n_top > vocab (SIEVE_ETOPLOGPROBS), then the draw key's.
  */
 int sieve_sample(const float *logits, size_t vocab, const sieve_params *params,
                  const sieve_engine *engine, const sieve_draw_key *key, size_t n_top,

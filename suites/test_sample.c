@@ -99,6 +99,8 @@ Test(sample, errors_are_reported_in_the_documented_order) {
   cr_expect_eq(sieve_sample(mat_row, 0, &ok, NULL, &key, 0, NULL, &r), SIEVE_EVOCAB);
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &key, 7, top, &r), SIEVE_ETOPLOGPROBS);
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &bad_case, 0, NULL, &r), SIEVE_ECASE);
+  cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &bad_case, 7, top, &r),
+               SIEVE_ETOPLOGPROBS, "n_top is checked before the draw key");
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &key, 1, NULL, &r), SIEVE_EARG);
 }
 
