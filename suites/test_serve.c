@@ -218,6 +218,26 @@ Test(serve, bad_min_p_penalties_and_token_ids_name_their_field) {
   served_free(&s);
 }
 
+Test(serve, hello_declares_the_sampling_options_under_deepinfers_rule_and_none_under_a_profile) {
+  const char *hello = "{\"op\":\"hello\",\"protocol\":1}\n";
+  const char *names[] = {"deepinfer", "deepinfer+boundary=ge", "vllm"};
+  const int declared[] = {5, 5, 0};
+  for (size_t i = 0; i < 3; i++) {
+    FILE *in = fmemopen((void *)hello, strlen(hello), "r");
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert(in && out);
+    cr_assert_eq(sieve_serve(in, out, names[i], NULL), 0);
+    fclose(in);
+    fclose(out);
+    cJSON *answer = cJSON_Parse(text);
+    cr_expect_eq(cJSON_GetArraySize(at(answer, "sampling_options")), declared[i], "%s", names[i]);
+    cJSON_Delete(answer);
+    free(text);
+  }
+}
+
 static int oracle_filter(const float *logits, size_t vocab, const sieve_params *params,
                          const sieve_engine *engine, double *logprobs) {
   return sieve_filter(logits, vocab, params, engine, logprobs, NULL);

@@ -77,6 +77,19 @@ static const cJSON *require_array(op_context *ctx, const char *key) {
   return item;
 }
 
+/* The sampling options hello declares: a library's, or all under DeepInfer's rule and its
+ * variants. An engine's profile states no choice of min-p or the penalties yet (they are to
+ * become axes), so it declares none, and sieve run skips their cases rather than take
+ * DeepInfer's answers for the engine's. */
+static unsigned declared_options(const op_context *ctx) {
+  if (ctx->impl)
+    return backend_options(ctx->impl);
+  const size_t n = strlen("deepinfer");
+  return strncmp(ctx->profile, "deepinfer", n) == 0 && (!ctx->profile[n] || ctx->profile[n] == '+')
+             ? REQ_OPTIONS_ALL
+             : 0u;
+}
+
 static int op_hello(op_context *ctx) {
   static const char *const keys[] = {"op", "protocol", NULL};
   if (check_keys(ctx, keys) != 0)
@@ -103,7 +116,7 @@ static int op_hello(op_context *ctx) {
   if (!ctx->impl && ctx->backend->rule && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
     jbuf_raw(b, ",\"rng\":\"own\"");
   static const char *const options[] = {REQ_SAMPLING_OPTIONS(REQ_OPTION_NAME)};
-  const unsigned offered = backend_options(ctx->impl);
+  const unsigned offered = declared_options(ctx);
   jbuf_key(b, "sampling_options", 1);
   jbuf_raw(b, "[");
   for (int i = 0, first = 1; i < REQ_OPTION_COUNT; i++)
