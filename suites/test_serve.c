@@ -20,15 +20,15 @@ typedef struct served {
   cJSON *lines[16];
 } served;
 
-/* The answers of the oracle, or of a library's table when `impl` is not NULL. */
-static served serve_with(const char *input, size_t len, const sieve_impl *impl) {
+/* The answers of the oracle serving as `name`, or of a library's table when `impl` is not NULL. */
+static served serve_with(const char *input, size_t len, const char *name, const sieve_impl *impl) {
   served s;
   memset(&s, 0, sizeof s);
   FILE *in = fmemopen((void *)input, len, "r");
   size_t size = 0;
   FILE *out = open_memstream(&s.text, &size);
   cr_assert(in && out);
-  cr_assert_eq(impl ? sieve_serve_impl(in, out, impl) : sieve_serve(in, out, "deepinfer", NULL), 0);
+  cr_assert_eq(impl ? sieve_serve_impl(in, out, impl) : sieve_serve(in, out, name, NULL), 0);
   fclose(in);
   fclose(out);
   for (char *line = strtok(s.text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -40,7 +40,9 @@ static served serve_with(const char *input, size_t len, const sieve_impl *impl) 
   return s;
 }
 
-static served serve_n(const char *input, size_t len) { return serve_with(input, len, NULL); }
+static served serve_n(const char *input, size_t len) {
+  return serve_with(input, len, "deepinfer", NULL);
+}
 
 static served serve(const char *input) { return serve_n(input, strlen(input)); }
 
@@ -223,18 +225,10 @@ Test(serve, hello_declares_the_sampling_options_under_deepinfers_rule_and_none_u
   const char *names[] = {"deepinfer", "deepinfer+boundary=ge", "vllm"};
   const int declared[] = {5, 5, 0};
   for (size_t i = 0; i < 3; i++) {
-    FILE *in = fmemopen((void *)hello, strlen(hello), "r");
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    cr_assert(in && out);
-    cr_assert_eq(sieve_serve(in, out, names[i], NULL), 0);
-    fclose(in);
-    fclose(out);
-    cJSON *answer = cJSON_Parse(text);
-    cr_expect_eq(cJSON_GetArraySize(at(answer, "sampling_options")), declared[i], "%s", names[i]);
-    cJSON_Delete(answer);
-    free(text);
+    served s = serve_with(hello, strlen(hello), names[i], NULL);
+    cr_expect_eq(cJSON_GetArraySize(at(s.lines[0], "sampling_options")), declared[i], "%s",
+                 names[i]);
+    served_free(&s);
   }
 }
 
@@ -254,7 +248,7 @@ Test(serve, a_library_is_asked_only_the_sampling_options_its_table_lists) {
                       "\"params\":{\"min_p\":0.3}}]}\n"
                       "{\"op\":\"filter\",\"rows\":[{\"logits\":[3,2,1,0],"
                       "\"params\":{\"min_p\":0.3,\"presence_penalty\":1},\"output_ids\":[0]}]}\n";
-  served s = serve_with(input, strlen(input), &min_p_only);
+  served s = serve_with(input, strlen(input), "", &min_p_only);
   cr_assert_eq(s.n_lines, 3);
   const cJSON *options = at(s.lines[0], "sampling_options");
   cr_assert_eq(cJSON_GetArraySize(options), 1);
