@@ -142,16 +142,19 @@ static int probability_hides_logits(const filter_work *w) {
   return 0;
 }
 
-/* Step 2. Another engine may rank by the scaled logit: the same order, except that tokens whose
- * probability underflows to 0 keep their logit order instead of token order. */
-static void softmax_and_rank(filter_work *w, size_t vocab) {
+/* Step 2. Another engine may rank by the scaled logit: the same order, except that tokens of
+ * equal probability with different logits (both underflow, say) keep their logit order instead
+ * of token order. The order matters only where a cut keeps some ranks and not others: greedy,
+ * top-p, or a top-k below the ranks. */
+static void softmax_and_rank(filter_work *w, size_t vocab, const sieve_params *p, int greedy) {
   const double total = sieve__exp_sum(w->scaled, vocab, 1.0f, w->max, w->expd);
   w->n_ranked = 0;
   for (size_t i = 0; i < vocab; i++)
     if (!isinf(w->scaled[i]))
       w->ranked[w->n_ranked++] = (sieve__ranked){w->expd[i] / total, (uint32_t)i};
   sieve__rank(w->ranked, w->n_ranked);
-  w->by_logit = probability_hides_logits(w) &&
+  const int cut = greedy || p->top_p < 1.0 || (p->top_k != -1 && (uint64_t)p->top_k < w->n_ranked);
+  w->by_logit = cut && probability_hides_logits(w) &&
                 SIEVE__AXIS(w->rule, RANK_KEY, rank_key) == SIEVE_RANK_KEY_LOGIT;
   if (!w->by_logit)
     return;
@@ -365,7 +368,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
     rc = scale(w->rule, w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
   if (rc != 0)
     return rc;
-  softmax_and_rank(w, vocab);
+  softmax_and_rank(w, vocab, p, greedy);
   double margins[2] = {INFINITY, INFINITY}; /* top-p's, min-p's */
   size_t kept = 1;
   if (!greedy)

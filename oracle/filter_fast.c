@@ -485,12 +485,30 @@ static int tie_at(const fast_work *w, size_t r) {
   return r >= ranks_known(w) || key_at(w, r) == key_at(w, r - 1);
 }
 
-/* Whether two finite tokens could have equal probabilities but different logits: only where
- * probabilities are this small (near the subnormals) can distinct float32 logits meet. */
-static int tiny_probability(const fast_work *w, size_t vocab) {
-  for (size_t i = 0; i < vocab; i++)
-    if (w->expd[i] < 0x1p-960 * w->total && !isinf(sieve__scaled(w->row[i], w->mul)))
+/* Whether d = s - max, in double, is exact: its rounding error (Knuth's TwoSum) is 0. */
+static int exact_difference(double s, double max) {
+  const double d = s - max, s_part = d + max, max_part = d - s_part;
+  return (s - s_part) - (max_part + max) == 0.0;
+}
+
+/* Whether two finite tokens could have equal probabilities but different scaled logits s (as
+ * filter.c's probability_hides_logits asks), or more. Equal e = exp(s - max) from different s
+ * needs one of: e near the subnormals; s - max rounded to a double another s also gives; or two
+ * exact differences within a few units of e's precision (2^-52) of each other: two different
+ * float32 values that close are both below 2^-25 in magnitude (the spacing of floats near s is
+ * at least 2^-24 |s|), so a second distinct s below 2^-20 is looked for. */
+static int probability_may_hide_logits(const fast_work *w, size_t vocab) {
+  float small = NAN; /* the first s of magnitude below 2^-20 */
+  for (size_t i = 0; i < vocab; i++) {
+    const float s = sieve__scaled(w->row[i], w->mul);
+    if (isinf(s))
+      continue;
+    if (w->expd[i] < 0x1p-960 * w->total || !exact_difference(s, w->max))
       return 1;
+    if (fabsf(s) < 0x1p-20f && !isnan(small) && s != small)
+      return 1;
+    small = fabsf(s) < 0x1p-20f ? s : small;
+  }
   return 0;
 }
 
@@ -515,7 +533,7 @@ static uint32_t spec_reads(const fast_work *w, size_t vocab, const sieve_params 
   r |= (uint32_t)(cut && topp_on && w->topp_kept < w->n_finite && tie_at(w, w->topp_kept))
        << SIEVE_AXIS_TOPP_TIES;
   r |= (uint32_t)(cut && topk_on && kept < w->topp_kept && tie_at(w, kept)) << SIEVE_AXIS_TOPK_TIES;
-  r |= (uint32_t)(cut && tiny_probability(w, vocab)) << SIEVE_AXIS_RANK_KEY;
+  r |= (uint32_t)(cut && probability_may_hide_logits(w, vocab)) << SIEVE_AXIS_RANK_KEY;
   return r;
 }
 

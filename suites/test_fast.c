@@ -68,6 +68,23 @@ static sieve_params params_for(rng *r, size_t v, int exact) {
   return p;
 }
 
+/* The fit of `sieve run` reuses an answer for every rule that agrees on the axes it read, so the
+ * fast path must record every axis the spec path reads (or more). A force_topk of V changes
+ * nothing and sends the row to the spec path. */
+static void reads_what_the_spec_path_reads(const float *row, size_t v, const sieve_params *p,
+                                           double *lp, size_t n) {
+  uint32_t fast = 0, spec = 0;
+  sieve_rule traced = SIEVE_RULE_DEEPINFER;
+  const sieve_engine every = {.force_topk = (int64_t)v};
+  traced.consulted = &fast;
+  int rf = sieve_filter_rule(&traced, row, v, p, NULL, lp, NULL);
+  traced.consulted = &spec;
+  int rs = sieve_filter_rule(&traced, row, v, p, &every, lp, NULL);
+  cr_assert_eq(rf, rs, "row %zu: traced fast %d, spec %d", n, rf, rs);
+  cr_assert_eq(spec & ~fast, 0, "row %zu (V %zu): the spec path reads axes %#x, the fast path %#x",
+               n, v, spec, fast);
+}
+
 static void same_result(const float *row, size_t v, const sieve_params *p, double *a, double *b,
                         size_t n) {
   sieve_filter_info fa, fb;
@@ -75,6 +92,7 @@ static void same_result(const float *row, size_t v, const sieve_params *p, doubl
   cr_assert_eq(ra, rb, "row %zu (V %zu): fast %d, spec %d", n, v, ra, rb);
   if (ra != 0)
     return;
+  reads_what_the_spec_path_reads(row, v, p, b, n);
   cr_assert_eq(fa.kept, fb.kept, "row %zu (V %zu, T %g, top_p %g, top_k %lld)", n, v,
                p->temperature, p->top_p, (long long)p->top_k);
   cr_assert(same_double(fa.topp_margin, fb.topp_margin) && same_double(fa.cut_gap, fb.cut_gap) &&
@@ -361,16 +379,40 @@ Test(fast_path, records_topp_one_where_top_p_is_1_and_a_top_k_is_set) {
   cr_expect(!(fast & bit) && !(spec & bit), "top_p 0.9: fast %#x, spec %#x", fast, spec);
 }
 
-Test(fast_path, records_rank_key_only_where_probabilities_come_near_underflow) {
+Test(fast_path, records_rank_key_only_where_two_logits_could_meet_in_one_probability) {
   /* rank_key can change an answer only where two tokens tie in probability with different
-   * logits, which needs probabilities near the subnormals (sieve.h: an axis is read only where
-   * its value could change the answer). */
+   * logits (sieve.h: an axis is read only where its value could change the answer). */
   const float row[4] = {2.0f, 1.5f, 1.0f, 0.0f};
-  uint32_t read = 0;
-  sieve_rule r = SIEVE_RULE_DEEPINFER;
-  r.consulted = &read;
   const sieve_params p = {1.0, 1.0, 2, 0.0, NULL};
-  double lp[4];
-  cr_assert_eq(sieve_filter_rule(&r, row, 4, &p, NULL, lp, NULL), 0);
-  cr_expect_eq(read >> SIEVE_AXIS_RANK_KEY & 1, 0, "an ordinary row records no rank_key");
+  uint32_t fast, spec;
+  axes_read(row, 4, &p, &fast, &spec);
+  cr_expect_eq((fast | spec) >> SIEVE_AXIS_RANK_KEY & 1, 0, "an ordinary row: fast %#x, spec %#x",
+               fast, spec);
+}
+
+/* A row whose tokens 1 and 2 have one probability and different logits, far from underflow;
+ * top_k 2 keeps token 1 (the lower id) under DeepInfer's rule and token 2 (the larger logit)
+ * when ranking by logit. Both paths must record that the answer read rank_key. */
+static void reads_rank_key_where_logits_meet(const float *row) {
+  const sieve_params p = {1.0, 1.0, 2, 0.0, NULL};
+  sieve_rule by_logit = SIEVE_RULE_DEEPINFER;
+  by_logit.rank_key = SIEVE_RANK_KEY_LOGIT;
+  double ours[3], theirs[3];
+  cr_assert_eq(sieve_filter(row, 3, &p, NULL, ours, NULL), 0);
+  cr_assert_eq(sieve_filter_rule(&by_logit, row, 3, &p, NULL, theirs, NULL), 0);
+  cr_assert(!isinf(ours[1]) && isinf(ours[2]) && isinf(theirs[1]) && !isinf(theirs[2]));
+  uint32_t fast, spec;
+  axes_read(row, 3, &p, &fast, &spec);
+  cr_expect(fast >> SIEVE_AXIS_RANK_KEY & spec >> SIEVE_AXIS_RANK_KEY & 1, "fast %#x, spec %#x",
+            fast, spec);
+}
+
+Test(fast_path, records_rank_key_where_rounding_s_minus_max_ties_two_logits) {
+  const float row[3] = {3.0f, 0.0f, 0x1p-100f}; /* 2^-100 - 3 rounds to -3 in double */
+  reads_rank_key_where_logits_meet(row);
+}
+
+Test(fast_path, records_rank_key_where_exp_ties_two_logits_near_the_largest) {
+  const float row[3] = {0x1p-80f, 0x1p-90f, 0x1.000002p-90f}; /* both e round to 1 */
+  reads_rank_key_where_logits_meet(row);
 }
