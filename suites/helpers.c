@@ -90,13 +90,16 @@ sieve_params random_params(rng *r, size_t v) {
   return p;
 }
 
-const double *guarded_row(size_t n) {
-  size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n * sizeof(double);
-  size_t span = (bytes + page - 1) / page * page;
+void *guarded(size_t bytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (bytes + page - 1) / page * page;
   char *base = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   cr_assert(base != MAP_FAILED);
   cr_assert_eq(mprotect(base + span, page, PROT_NONE), 0);
-  double *row = (double *)(base + span - bytes);
+  return base + span - bytes;
+}
+
+const double *guarded_row(size_t n) {
+  double *row = guarded(n * sizeof *row);
   for (size_t i = 0; i < n; i++)
     row[i] = 1.0;
   return row;

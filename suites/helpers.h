@@ -52,8 +52,11 @@ int is_kept(const filtered *f, size_t i);
 /* The full-softmax probabilities of a row at temperature 1, for building rows from probabilities. */
 void logits_from_probs(const double *p, size_t v, float *logits);
 
-/* n probabilities of 1.0 that end where an unreadable page begins, so that reading past the row
- * crashes the test (the pages stay mapped until the test's process ends). */
+/* `bytes` of writable memory that end where an inaccessible page begins, so that reading or
+ * writing past them crashes the test (the pages stay mapped until the test's process ends). */
+void *guarded(size_t bytes);
+
+/* n probabilities of 1.0 in guarded memory. */
 const double *guarded_row(size_t n);
 
 /* A small deterministic generator (SplitMix64 stream) for random rows. */

@@ -416,3 +416,25 @@ Test(fast_path, records_rank_key_where_exp_ties_two_logits_near_the_largest) {
   const float row[3] = {0x1p-80f, 0x1p-90f, 0x1.000002p-90f}; /* both e round to 1 */
   reads_rank_key_where_logits_meet(row);
 }
+
+/* Each way the filter writes its output (the few kept tokens by id, the kept set by a test on
+ * e, a row of runs, the spec path) on a row whose logits and logprobs end at an inaccessible
+ * page: a read or a write past the row crashes the test. */
+Test(fast_path, reads_and_writes_nothing_past_the_row) {
+  const size_t v = 5003; /* odd, and long enough for the prefix and the few kept tokens */
+  float *row = guarded(v * sizeof *row), *flat = guarded(v * sizeof *flat);
+  double *lp = guarded(v * sizeof *lp);
+  rng r = {31};
+  for (size_t i = 0; i < v; i++) {
+    row[i] = (float)(rng_unit(&r) * 8.0 - 4.0);
+    flat[i] = (float)(i % 3);
+  }
+  const sieve_engine spec = {.force_topk = (int64_t)v};
+  const sieve_params cases[] = {{1.0, 1.0, 3, 0.0, NULL}, {1.0, 0.9, -1, 0.0, NULL},
+                                {0.7, 0.5, 40, 0.0, NULL}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cr_expect_eq(sieve_filter(row, v, &cases[c], NULL, lp, NULL), 0, "case %zu", c);
+    cr_expect_eq(sieve_filter(flat, v, &cases[c], NULL, lp, NULL), 0, "case %zu, flat", c);
+    cr_expect_eq(sieve_filter(row, v, &cases[c], &spec, lp, NULL), 0, "case %zu, spec", c);
+  }
+}
