@@ -417,6 +417,19 @@ Test(fast_path, records_rank_key_where_exp_ties_two_logits_near_the_largest) {
   reads_rank_key_where_logits_meet(row);
 }
 
+/* A flat row whose most probable tokens have two logits and one probability (2^-80 and 2^-90
+ * both give e = 1): the runs of equal p must merge the two levels, so that a top-k inside them
+ * keeps the first tokens in token order. */
+Test(fast_path, keeps_a_top_k_inside_one_probability_that_two_logits_share) {
+  const size_t v = 5000;
+  float *row = malloc(v * sizeof *row);
+  cr_assert(row);
+  for (size_t i = 0; i < v; i++)
+    row[i] = i >= 100 ? -1.0f : i % 2 ? 0x1p-90f : 0x1p-80f;
+  const sieve_params cases[] = {{1.0, 1.0, 60, 0.0, NULL}, {1.0, 0.01, -1, 0.0, NULL}};
+  same_results(row, v, cases, 2);
+}
+
 /* Each way the filter writes its output (the few kept tokens by id, the kept set by a test on
  * e, a row of runs, the spec path) on a row whose logits and logprobs end at an inaccessible
  * page: a read or a write past the row crashes the test. */
@@ -430,8 +443,8 @@ Test(fast_path, reads_and_writes_nothing_past_the_row) {
     flat[i] = (float)(i % 3);
   }
   const sieve_engine spec = {.force_topk = (int64_t)v};
-  const sieve_params cases[] = {{1.0, 1.0, 3, 0.0, NULL}, {1.0, 0.9, -1, 0.0, NULL},
-                                {0.7, 0.5, 40, 0.0, NULL}};
+  const sieve_params cases[] = {
+      {1.0, 1.0, 3, 0.0, NULL}, {1.0, 0.9, -1, 0.0, NULL}, {0.7, 0.5, 40, 0.0, NULL}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     cr_expect_eq(sieve_filter(row, v, &cases[c], NULL, lp, NULL), 0, "case %zu", c);
     cr_expect_eq(sieve_filter(flat, v, &cases[c], NULL, lp, NULL), 0, "case %zu, flat", c);
