@@ -430,6 +430,21 @@ Test(fast_path, keeps_a_top_k_inside_one_probability_that_two_logits_share) {
   same_results(row, v, cases, 2);
 }
 
+/* A flat row whose levels have e one double apart (logits 0, -2^-53, -2^-52, ... give e = 1,
+ * 1 - 2^-53, 1 - 2^-52, ...), so that runs of neighbouring p meet at the thresholds that tell
+ * one run's tokens from the next; top-k cuts inside each run. */
+Test(fast_path, finds_the_tokens_of_runs_whose_probabilities_are_neighbours) {
+  const size_t v = 5000, levels = 6;
+  float *row = malloc(v * sizeof *row);
+  cr_assert(row);
+  for (size_t i = 0; i < v; i++)
+    row[i] = -(float)ldexp((double)(i * 7 % levels), -53);
+  sieve_params cases[12];
+  for (size_t c = 0; c < 12; c++)
+    cases[c] = (sieve_params){1.0, 1.0, (int64_t)(1 + c * v / 12 + c % 3), 0.0, NULL};
+  same_results(row, v, cases, 12);
+}
+
 /* Each way the filter writes its output (the few kept tokens by id, the kept set by a test on
  * e, a row of runs, the spec path) on a row whose logits and logprobs end at an inaccessible
  * page: a read or a write past the row crashes the test. */
