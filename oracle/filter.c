@@ -435,7 +435,7 @@ static int filter_checked(const sieve_rule *rule, int spec, const float *logits,
   if (!spec && is_deepinfer(rule) && (!engine || engine->force_topk == 0) && !p.penalties &&
       p.min_p == 0.0)
     return sieve__filter_fast(logits, vocab, &p, engine, logprobs, info,
-                              rule ? rule->consulted : NULL);
+                              rule ? rule->consulted : NULL, SIEVE__FAST_SLACK);
   return filter_spec(rule, logits, vocab, &p, engine, logprobs, info);
 }
 

@@ -47,6 +47,7 @@ typedef struct fast_work {
   size_t n_prefix;
   double floor;
   size_t topp_kept;                 /* how many ranks top-p keeps, before top-k */
+  double slack;                     /* SIEVE__FAST_SLACK, or a test's */
   sieve__run runs[SIEVE__RUNS_MAX]; /* or the whole rank order as runs of equal p (runs.c) */
   size_t n_runs;                    /* 0 when ranked by the prefix */
 } fast_work;
@@ -147,7 +148,7 @@ static unsigned lowest_needed(const fast_work *w, const uint32_t *counts, double
   for (;; b--) {
     at_least += counts[b] * bucket_floor(b);
     n += counts[b];
-    if ((n >= count && at_least / w->total > mass + 1e-9) || b == 0)
+    if ((n >= count && at_least / w->total > mass + w->slack) || b == 0)
       break;
   }
   while (b > 0 && counts[--b] == 0)
@@ -300,7 +301,7 @@ static int decide(fast_work *w, size_t vocab, const sieve_params *p, size_t *kep
   const double quick = tie_floor(w, 0x1p-4);
   const size_t n_quick = count_above(w->expd, vocab, quick, &sum);
   int rc = 0;
-  if (n_quick >= need && sum / w->total > mass + 1e-9)
+  if (n_quick >= need && sum / w->total > mass + w->slack)
     rc = decide_on(w, vocab, p, quick, n_quick, kept, margin);
   if (rc != 0)
     return rc < 0 ? rc : 0;
@@ -581,8 +582,9 @@ static int engine_row(fast_work *w, const float *logits, size_t vocab, const sie
 
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
                        const sieve_engine *engine, double *logprobs, sieve_filter_info *info,
-                       uint32_t *consulted) {
+                       uint32_t *consulted, double slack) {
   fast_work w = {0};
+  w.slack = slack;
   float *copy = NULL;
   int rc = engine_row(&w, logits, vocab, engine, &copy);
   if (rc != 0)

@@ -120,10 +120,14 @@ size_t sieve__runs(const float *row, size_t vocab, float mul, double max, double
 size_t sieve__top_p_runs(const sieve__run *runs, size_t n_runs, double top_p, double *margin);
 
 /* The fast path of the filter (filter_fast.c): DeepInfer's rule on normalized parameters.
- * `consulted` (may be NULL) gets the axes the spec path would read, or a superset. */
+ * `consulted` (may be NULL) gets the axes the spec path would read, or a superset. `slack` is the
+ * share of the total by which the estimated mass of the first prefix tried must pass top_p
+ * (SIEVE__FAST_SLACK); the answer never depends on it. A test passes a negative one, so that
+ * first prefixes fall short and the steps that widen them run. */
+#define SIEVE__FAST_SLACK 1e-9
 int sieve__filter_fast(const float *logits, size_t vocab, const sieve_params *p,
                        const sieve_engine *engine, double *logprobs, sieve_filter_info *info,
-                       uint32_t *consulted);
+                       uint32_t *consulted, double slack);
 
 /* sieve_draw on exp(logprobs), without a probability array (draw.c). */
 int sieve__draw_logprobs(const double *logprobs, size_t vocab, double u, int64_t *token,
