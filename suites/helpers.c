@@ -1,8 +1,10 @@
 #define _DEFAULT_SOURCE
 #include "helpers.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -104,3 +106,24 @@ const double *guarded_row(size_t n) {
     row[i] = 1.0;
   return row;
 }
+
+static struct rlimit unlimited;
+
+int limit_memory(size_t bytes) {
+#ifdef __SANITIZE_ADDRESS__
+  (void)bytes;
+  return 0;
+#else
+  unsigned long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  cr_assert(f && fscanf(f, "%lu", &pages) == 1);
+  fclose(f);
+  cr_assert_eq(getrlimit(RLIMIT_AS, &unlimited), 0);
+  struct rlimit limit = unlimited;
+  limit.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + bytes;
+  cr_assert_eq(setrlimit(RLIMIT_AS, &limit), 0);
+  return 1;
+#endif
+}
+
+void unlimit_memory(void) { cr_assert_eq(setrlimit(RLIMIT_AS, &unlimited), 0); }

@@ -59,6 +59,12 @@ void *guarded(size_t bytes);
 /* n probabilities of 1.0 in guarded memory. */
 const double *guarded_row(size_t n);
 
+/* Lets the test's process map at most `bytes` more memory (RLIMIT_AS), so that a larger
+ * allocation fails, until unlimit_memory. Returns 0, and limits nothing, under AddressSanitizer,
+ * whose shadow memory a limit would take. */
+int limit_memory(size_t bytes);
+void unlimit_memory(void);
+
 /* A small deterministic generator (SplitMix64 stream) for random rows. */
 typedef struct rng {
   uint64_t state;

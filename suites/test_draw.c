@@ -116,6 +116,14 @@ Test(uniform, a_case_outside_0_to_2_is_an_error) {
   cr_expect_eq(sieve_uniform(&key, &u), SIEVE_ECASE);
 }
 
+Test(uniform, a_null_key_or_a_null_u_is_an_error) {
+  sieve_draw_key key = {1, 1, 0, SIEVE_TAG_MAIN};
+  double u = -1.0;
+  cr_expect_eq(sieve_uniform(NULL, &u), SIEVE_EARG);
+  cr_expect_eq(sieve_uniform(&key, NULL), SIEVE_EARG);
+  cr_expect(same_double(u, -1.0), "nothing written");
+}
+
 Test(uniform, an_unknown_tag_is_an_error) {
   sieve_draw_key key = {1, 1, 0, 2};
   double u;
@@ -311,6 +319,15 @@ Test(top_logprobs, n_zero_writes_nothing_and_n_above_v_is_an_error) {
   cr_expect_eq(sieve_top_logprobs(lp, 2, 0, top), 0);
   cr_expect_eq(top[0].token, 0x5a5a5a5a5a5a5a5aLL);
   cr_expect_eq(sieve_top_logprobs(lp, 2, 3, top), SIEVE_ETOPLOGPROBS);
+}
+
+Test(top_logprobs, a_null_row_or_a_null_out_for_one_entry_is_an_error) {
+  const double lp[2] = {-0.1, -2.0};
+  sieve_top_entry top[1];
+  cr_expect_eq(sieve_top_logprobs(NULL, 2, 1, top), SIEVE_EARG);
+  cr_expect_eq(sieve_top_logprobs(NULL, 2, 0, top), SIEVE_EARG);
+  cr_expect_eq(sieve_top_logprobs(lp, 2, 1, NULL), SIEVE_EARG);
+  cr_expect_eq(sieve_top_logprobs(lp, 2, 0, NULL), 0, "n = 0 needs no out");
 }
 
 Test(top_logprobs, a_vocabulary_of_0_or_above_the_largest_is_an_error) {

@@ -1,5 +1,7 @@
 /* Penalties (seed 004's step 1, before temperature) and min-p (ours; oracle/SPEC.md,
  * "Penalties and min-p"). Every value below is exact in float32, so each check is exact too. */
+#include <stdlib.h>
+
 #include "helpers.h"
 
 static const float row4[4] = {2.0f, 1.5f, 1.0f, 0.0f};
@@ -64,6 +66,25 @@ Test(penalties, a_token_counted_twice_apart_takes_presence_and_repetition_once) 
   expect_near(gap(&f, 0, 3), 0.5, 1e-14, "(2 - (2 * 0.25 + 0.5)) / 2");
   expect_near(gap(&f, 1, 3), 0.25, 1e-14, "(1.5 - (2 * 0.25 + 0.5)) / 2");
   expect_near(gap(&f, 2, 3), 0.125, 1e-14, "(1 - (0.25 + 0.5)) / 2");
+}
+
+/* glibc's qsort sorts in a buffer of its own, and falls back to an in-place quicksort when that
+ * buffer cannot be allocated; the counts must not depend on which. */
+Test(penalties, a_long_output_is_counted_the_same_when_the_sort_has_no_memory_of_its_own) {
+  const size_t n = (size_t)1 << 20; /* 8 MB of ids: room for the oracle's copy, not the sort's */
+  int64_t *out = malloc(n * sizeof *out);
+  cr_assert(out);
+  for (size_t i = 0; i < n; i++)
+    out[i] = 1;
+  const sieve_penalties pen = counting(out, n, 0x1p-20, 0.0, 1.0);
+  if (!limit_memory((size_t)12 << 20))
+    cr_skip_test("no memory limit under AddressSanitizer");
+  filtered f = penalized(row4, 4, 1.0, -1, &pen);
+  unlimit_memory();
+  cr_assert_eq(f.rc, 0);
+  expect_near(gap(&f, 1, 3), 0.5, 0, "1.5 - 2^20 * 2^-20");
+  expect_near(gap(&f, 0, 3), 2.0, 0, "token 0, not counted");
+  free(out);
 }
 
 Test(penalties, repetition_divides_a_positive_logit_and_multiplies_a_negative_one) {

@@ -2,6 +2,9 @@
  * The axes on which engines differ (sieve_rule, oracle/ENGINES.md): each value
  * against a row that tells it apart, and the spec's rule as the all-zero rule.
  */
+#include <float.h>
+#include <string.h>
+
 #include "helpers.h"
 
 static filtered run_rule(const sieve_rule *rule, const float *logits, size_t v, double t,
@@ -118,6 +121,42 @@ Test(rules, an_own_generator_is_not_the_hash) {
   cr_expect_gt(differs, 0);
 }
 
+/* The own generator's uniform of a key: what sieve_sample_rule reports under draw = own. */
+static double own_u(uint64_t seed, uint64_t position, int sample_case, int tag) {
+  sieve_params p = SIEVE_PARAMS_DEFAULT;
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  r.draw = SIEVE_DRAW_OWN;
+  sieve_draw_key key = {seed, position, sample_case, tag};
+  sieve_sample_result out;
+  cr_assert_eq(sieve_sample_rule(&r, equal4, 4, &p, NULL, &key, 0, NULL, &out), 0);
+  return out.u;
+}
+
+Test(rules, an_own_generators_uniforms_spread_evenly_over_0_to_1) {
+  int bins[16] = {0};
+  double last = -1.0;
+  int repeats = 0;
+  for (uint64_t pos = 0; pos < 4096; pos++) {
+    const double u = own_u(3, pos, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN);
+    cr_assert(u >= 0.0 && u < 1.0);
+    bins[(int)(u * 16)]++;
+    repeats += u == last;
+    last = u;
+  }
+  cr_expect_eq(repeats, 0, "the next position gives another uniform");
+  for (int b = 0; b < 16; b++) /* 256 expected; 5 standard deviations either way */
+    cr_expect(bins[b] > 176 && bins[b] < 336, "bin %d holds %d of 4096", b, bins[b]);
+}
+
+/* The own generator is a fixed function of the key, so a run under draw = own repeats across
+ * versions of the oracle; these are its values, every part of the key in play. */
+Test(rules, an_own_generators_uniforms_are_fixed_by_the_key) {
+  cr_expect(same_double(own_u(7, 11, SIEVE_CASE_RESAMPLE, SIEVE_TAG_MTP), 0x1.a310ad6c766dcp-1));
+  cr_expect(
+      same_double(own_u(123456789, 1000, SIEVE_CASE_ACCEPT, SIEVE_TAG_MAIN), 0x1.ec8cd21b650f6p-1));
+  cr_expect(same_double(own_u(0, 5, SIEVE_CASE_SAMPLE, SIEVE_TAG_MTP), 0x1.c6809c5b08bc4p-3));
+}
+
 Test(rules, an_axis_out_of_range_is_an_error) {
   sieve_rule r = SIEVE_RULE_DEEPINFER;
   r.boundary = 7;
@@ -161,6 +200,20 @@ Test(axes, out_of_range_axes_and_values_are_errors) {
   cr_expect_eq(sieve_rule_get(&r, SIEVE_AXIS_COUNT), SIEVE_ERULE);
   cr_expect_eq(sieve_axis_find("no-such-axis"), SIEVE_ERULE);
   cr_expect_eq(sieve_axis_value_find(SIEVE_AXIS_BOUNDARY, "lt"), SIEVE_ERULE);
+}
+
+Test(axes, an_axis_finds_no_value_name_it_does_not_have) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    for (int b = 0; b < SIEVE_AXIS_COUNT; b++)
+      for (int v = 0; v < sieve_axis_values(b); v++) {
+        const char *name = sieve_axis_value_name(b, v);
+        int has = 0;
+        for (int w = 0; w < sieve_axis_values(a); w++)
+          has |= strcmp(sieve_axis_value_name(a, w), name) == 0;
+        if (!has)
+          cr_expect_eq(sieve_axis_value_find(a, name), SIEVE_ERULE, "%s=%s", sieve_axis_name(a),
+                       name);
+      }
 }
 
 /* The axes real engines need (oracle/ENGINES.md), each value on a row that shows it. */
@@ -216,6 +269,9 @@ Test(rules, t0_thresholds_say_which_temperatures_take_the_t0_rule) {
   cr_expect_eq(sieve_params_check_rule(NULL, &in, &out), SIEVE_ETEMPERATURE);
   cr_assert_eq(sieve_params_check_rule(&neg, &in, &out), 0);
   expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "a negative T takes the rule");
+  in.temperature = 0.0;
+  cr_assert_eq(sieve_params_check_rule(&neg, &in, &out), 0);
+  expect_near(out.temperature, SIEVE_SAMPLING_EPS, 0, "so does 0");
 }
 
 Test(rules, below_1e_7_takes_negative_and_nano_temperatures_but_not_5e_7) {
@@ -423,6 +479,12 @@ Test(rules, tgi_reading_parameters_as_float32_rounds_them_before_the_checks) {
   cr_assert_eq(sieve_params_check_rule(&r, &denormal, &out), 0);
   cr_expect_eq(out.temperature, SIEVE_SAMPLING_EPS, "0 takes the clamp");
   cr_expect_eq(sieve_params_check_rule(&r, &huge, &out), SIEVE_ETEMPERATURE, "an infinity");
+  /* Halfway between FLT_MAX and 2^128, the tie goes to the even 2^128: an infinity. */
+  sieve_params halfway = {0x1.ffffffp127, 1.0, -1, 0.0, NULL},
+               below = {0x1.fffffefffffffp127, 1.0, -1, 0.0, NULL};
+  cr_expect_eq(sieve_params_check_rule(&r, &halfway, &out), SIEVE_ETEMPERATURE, "rounds up");
+  cr_assert_eq(sieve_params_check_rule(&r, &below, &out), 0);
+  cr_expect_eq(out.temperature, (double)FLT_MAX, "rounds down");
   r.explicit_top_p_one = SIEVE_EXPLICIT_TOP_P_ONE_ERROR;
   cr_expect_eq(sieve_params_check_rule(&r, &almost_one, &out), SIEVE_ETOPP, "it rounds to 1");
 }

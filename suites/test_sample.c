@@ -1,4 +1,6 @@
 /* Sample end to end (seed 000:34-57, 000:70-74) and the batch entry points. */
+#include <stdlib.h>
+
 #include "helpers.h"
 
 enum { MAT, FLOOR, RUG, SOFA, BED, CHAIR, N_ROW };
@@ -99,9 +101,11 @@ Test(sample, errors_are_reported_in_the_documented_order) {
   cr_expect_eq(sieve_sample(mat_row, 0, &ok, NULL, &key, 0, NULL, &r), SIEVE_EVOCAB);
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &key, 7, top, &r), SIEVE_ETOPLOGPROBS);
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &bad_case, 0, NULL, &r), SIEVE_ECASE);
-  cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &bad_case, 7, top, &r),
-               SIEVE_ETOPLOGPROBS, "n_top is checked before the draw key");
+  cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &bad_case, 7, top, &r), SIEVE_ETOPLOGPROBS,
+               "n_top is checked before the draw key");
   cr_expect_eq(sieve_sample(mat_row, N_ROW, &ok, NULL, &key, 1, NULL, &r), SIEVE_EARG);
+  cr_expect_eq(sieve_sample(mat_row, N_ROW, &bad_t, NULL, &key, 1, NULL, &r), SIEVE_EARG,
+               "a NULL top is checked before the parameters");
 }
 
 Test(sample, a_vocabulary_too_large_is_an_error_before_anything_is_allocated) {
@@ -112,6 +116,29 @@ Test(sample, a_vocabulary_too_large_is_an_error_before_anything_is_allocated) {
   cr_expect_eq(sieve_sample(mat_row, SIZE_MAX, &ok, NULL, &key, 0, NULL, &r), SIEVE_EVOCAB);
   cr_expect_eq(sieve_sample(mat_row, SIEVE_VOCAB_MAX + 1, &ok, NULL, &key, 0, NULL, &r),
                SIEVE_EVOCAB);
+}
+
+Test(sample, running_out_of_memory_is_sieve_enomem_before_the_row_is_read) {
+  const size_t v = (size_t)1 << 20; /* rows of 8 MB in float64: room for one, not two */
+  float *row = calloc(v, sizeof *row);
+  cr_assert(row);
+  row[0] = NAN;
+  sieve_params ok = SIEVE_PARAMS_DEFAULT;
+  sieve_draw_key key = {0, 0, 0, 0};
+  sieve_sample_result r;
+  sieve_rule raw = SIEVE_RULE_DEEPINFER;
+  raw.logprobs = SIEVE_LOGPROBS_RAW; /* a second row for the reported logprobs */
+  if (!limit_memory((size_t)12 << 20))
+    cr_skip_test("no memory limit under AddressSanitizer");
+  const int rc_raw = sieve_sample_rule(&raw, row, v, &ok, NULL, &key, 0, NULL, &r);
+  /* SIEVE_VOCAB_MAX passes the size check: its 16 GB are not there. */
+  const int rc_max = sieve_sample(row, SIEVE_VOCAB_MAX, &ok, NULL, &key, 0, NULL, &r);
+  unlimit_memory();
+  cr_expect_eq(rc_raw, SIEVE_ENOMEM);
+  cr_expect_eq(rc_max, SIEVE_ENOMEM);
+  cr_expect_eq(sieve_sample_rule(&raw, row, v, &ok, NULL, &key, 0, NULL, &r), SIEVE_ENAN,
+               "with the memory");
+  free(row);
 }
 
 Test(batch, filter_batch_reports_each_rows_own_status) {

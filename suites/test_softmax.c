@@ -87,6 +87,20 @@ Test(exp, row_loops_give_the_scalar_bits_at_every_length) {
   free(out);
 }
 
+Test(exp, each_reads_and_writes_n_entries_no_more) {
+  const double *x = guarded_row(700); /* 1.0 each, ending where an unreadable page begins */
+  double out[701];
+  out[700] = -1.0;
+  sieve__exp_each(x, 700, out);
+  cr_expect(same_double(out[699], sieve__exp(1.0)));
+  cr_expect(same_double(out[700], -1.0), "out[n] untouched");
+}
+
+Test(sum, reads_n_entries_no_more) {
+  const double *x = guarded_row(704); /* whole lanes, ending where an unreadable page begins */
+  cr_expect(same_double(sieve__sum(x, 704), 704.0));
+}
+
 Test(sum, adds_eight_token_lanes_then_the_lanes_pairwise) {
   /* Values chosen so that another order gives another double. */
   const double x[11] = {1.0,     0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53, 0x1p-53,

@@ -3,6 +3,7 @@
  * test with the case-2 uniform (seed 000:52), the residual draw with the case-1 uniform, the
  * bonus token with case 0, and the draft's own tokens under the tag mtp (seed 000:59).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "helpers.h"
@@ -97,6 +98,9 @@ Test(speculate, accepts_exactly_when_u_times_q_is_below_p) {
     expect_near(s->q, q, 4e-16 * q, "q");
     cr_expect_eq(s->accepted, s->u * s->q < s->p, "trial %d: u %.17g q %.17g p %.17g", trial, s->u,
                  s->q, s->p);
+    if (s->p > 0.0 && s->q > 0.0)
+      cr_expect(same_double(s->ratio, s->p / s->q) && same_double(s->margin, fabs(s->u - s->ratio)),
+                "trial %d: the margin is |u - p / q|", trial);
   }
 }
 
@@ -113,6 +117,7 @@ Test(speculate, a_token_the_target_removes_is_always_rejected) {
     c.tokens[0] = 3;
     cr_assert_eq(run(&c), 0);
     cr_expect(!c.steps[0].accepted && c.steps[0].p == 0.0 && c.steps[0].ratio == 0.0);
+    cr_expect(isinf(c.steps[0].margin), "no u accepts it: the margin is +inf");
     cr_expect_neq(c.out[0], 3, "the rejected token is never its own replacement");
   }
 }
@@ -211,6 +216,7 @@ Test(speculate, after_every_acceptance_the_bonus_is_the_normal_sample_of_the_las
     cr_assert_eq(sieve_sample(c.target + 8, 4, &c.spec.target_params, NULL, &key, 0, NULL, &want),
                  0);
     cr_expect(c.result.bonus && c.result.accepted == 2 && c.result.n_tokens == 3);
+    cr_expect(isnan(c.result.residual_mass), "no residual was drawn");
     cr_expect_eq(c.out[2], want.token);
     cr_expect(same_double(c.result.u, want.u));
   }
@@ -257,7 +263,9 @@ Test(speculate, s000_l59_the_draft_samples_its_tokens_with_the_tag_mtp) {
   init_chain(&c, 3, 4, 123, 40);
   for (size_t j = 0; j < 3; j++)
     set_row(c.draft + j * 4, q, 4);
+  c.tokens[3] = -7;
   cr_assert_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), 0);
+  cr_expect_eq(c.tokens[3], -7, "n_draft tokens, no more");
   for (size_t j = 0; j < 3; j++) {
     sieve_sample_result want;
     sieve_draw_key key = {123, 40 + j, SIEVE_CASE_SAMPLE, SIEVE_TAG_MTP};
@@ -273,6 +281,94 @@ Test(speculate, a_chain_of_0_or_more_than_64_drafts_is_an_error) {
   cr_expect_eq(run(&c), SIEVE_EDRAFT);
   c.spec.n_draft = SIEVE_DRAFT_MAX + 1;
   cr_expect_eq(run(&c), SIEVE_EDRAFT);
+}
+
+Test(speculate, a_chain_of_sieve_draft_max_drafts_is_verified) {
+  static float target[(SIEVE_DRAFT_MAX + 1) * 2], draft[SIEVE_DRAFT_MAX * 2];
+  static int64_t drafts[SIEVE_DRAFT_MAX], out[SIEVE_DRAFT_MAX + 1];
+  static sieve_speculate_step steps[SIEVE_DRAFT_MAX];
+  sieve_speculate_result result;
+  sieve_speculation s = {
+      target, draft, drafts, SIEVE_DRAFT_MAX, 2, SIEVE_PARAMS_DEFAULT, SIEVE_PARAMS_DEFAULT, 1, 0};
+  cr_assert_eq(sieve_speculate(&s, NULL, steps, out, &result), 0); /* q = p: all accepted */
+  cr_expect(result.accepted == SIEVE_DRAFT_MAX && result.n_tokens == SIEVE_DRAFT_MAX + 1);
+  cr_expect_eq(sieve_speculate_draft(NULL, &s, NULL, drafts), 0);
+}
+
+Test(speculate, a_vocabulary_of_one_token_commits_it) {
+  chain c;
+  init_chain(&c, 1, 1, 4, 4);
+  cr_assert_eq(run(&c), 0);
+  cr_expect(c.steps[0].accepted && c.result.bonus && c.out[0] == 0 && c.out[1] == 0);
+}
+
+Test(speculate, the_size_is_checked_after_the_parameters) {
+  chain c;
+  init_chain(&c, 1, 0, 0, 0);
+  cr_expect_eq(run(&c), SIEVE_EVOCAB);
+  c.spec.vocab = SIZE_MAX; /* no allocation is tried: its size would wrap */
+  cr_expect_eq(run(&c), SIEVE_EVOCAB);
+  c.spec.target_params.temperature = -1.0;
+  cr_expect_eq(run(&c), SIEVE_ETEMPERATURE);
+  c.spec.vocab = 0;
+  cr_expect_eq(run(&c), SIEVE_ETEMPERATURE);
+}
+
+Test(speculate, the_first_target_row_is_checked_before_the_draft_tokens) {
+  chain c;
+  init_chain(&c, 1, 4, 0, 0);
+  c.target[0] = NAN;
+  c.tokens[0] = 4;
+  cr_expect_eq(run(&c), SIEVE_ENAN);
+}
+
+Test(speculate, running_out_of_memory_is_sieve_enomem_before_a_row_is_read) {
+  const size_t v = (size_t)1 << 20; /* rows of 8 MB in float64: room for one, not two */
+  float *target = calloc(2 * v, sizeof *target);
+  cr_assert(target);
+  target[0] = NAN;
+  const int64_t drafts[1] = {0};
+  sieve_speculation s = {target, NULL, drafts, 1, v, SIEVE_PARAMS_DEFAULT, SIEVE_PARAMS_DEFAULT,
+                         0,      0};
+  sieve_speculate_step steps[1];
+  int64_t out[2];
+  sieve_speculate_result result;
+  if (!limit_memory((size_t)12 << 20))
+    cr_skip_test("no memory limit under AddressSanitizer");
+  const int rc = sieve_speculate(&s, NULL, steps, out, &result);
+  s.vocab = SIEVE_VOCAB_MAX; /* passes the size check: the allocation fails */
+  const int rc_max = sieve_speculate(&s, NULL, steps, out, &result);
+  s.draft_logits = target;
+  const int rc_draft = sieve_speculate_draft(NULL, &s, NULL, out);
+  unlimit_memory();
+  cr_expect_eq(rc, SIEVE_ENOMEM);
+  cr_expect_eq(rc_max, SIEVE_ENOMEM);
+  cr_expect_eq(rc_draft, SIEVE_ENOMEM);
+  s.draft_logits = NULL;
+  s.vocab = v;
+  cr_expect_eq(sieve_speculate(&s, NULL, steps, out, &result), SIEVE_ENAN, "with the memory");
+  free(target);
+}
+
+Test(speculate, the_draft_checks_its_length_then_its_parameters_then_its_size) {
+  chain c;
+  init_chain(&c, 0, 4, 0, 0);
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), SIEVE_EDRAFT);
+  c.spec.n_draft = SIEVE_DRAFT_MAX + 1;
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), SIEVE_EDRAFT);
+  c.spec.n_draft = 1;
+  c.spec.vocab = 1;
+  c.tokens[0] = -1;
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), 0);
+  cr_expect_eq(c.tokens[0], 0, "a vocabulary of one token drafts it");
+  c.spec.vocab = 0;
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), SIEVE_EVOCAB);
+  c.spec.vocab = SIZE_MAX;
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), SIEVE_EVOCAB);
+  c.spec.draft_params.temperature = -1.0;
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), SIEVE_ETEMPERATURE);
+  c.spec.vocab = 0;
+  cr_expect_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), SIEVE_ETEMPERATURE);
 }
 
 Test(speculate, errors_come_in_the_order_parameters_logits_draft_tokens) {
@@ -319,6 +415,18 @@ Test(rules, vllm_an_inclusive_accept_test_accepts_at_u_zero_what_the_target_remo
   cr_expect(c.steps[0].u == 0.0 && c.steps[0].accepted, "0 <= 0 / q accepts");
   cr_assert_eq(run(&c), 0);
   cr_expect(!c.steps[0].accepted, "0 * q < 0 rejects");
+}
+
+Test(rules, an_inclusive_test_accepts_a_draft_whose_q_equals_p_whatever_u) {
+  static const float row[4] = {2.0f, 1.5f, 1.0f, -1.0f};
+  sieve_rule le = SIEVE_RULE_DEEPINFER;
+  le.spec_accept = SIEVE_SPEC_ACCEPT_LE;
+  for (uint64_t seed = 0; seed < 50; seed++) {
+    chain c;
+    one_draft(&c, row, 4, 1, seed, 5);
+    cr_assert_eq(run_rule(&c, &le), 0);
+    cr_expect(c.steps[0].accepted, "u = %g <= p / q = 1", c.steps[0].u);
+  }
 }
 
 Test(rules, an_inclusive_test_divides_so_p_and_q_both_zero_still_rejects) {
@@ -376,10 +484,32 @@ Test(rules, an_empty_residual_gives_a_token_of_p_token_0_or_the_last_token) {
     if (i == 0)
       cr_expect(c.out[0] >= 1 && c.out[0] <= 3, "drawn from p's {1, 2, 3}: %lld",
                 (long long)c.out[0]);
-    else
+    else {
       cr_expect_eq(c.out[0], i == 1 ? 0 : 5, "%s",
                    sieve_axis_value_name(SIEVE_AXIS_SPEC_EMPTY_RESIDUAL, values[i]));
+      cr_expect(isinf(c.result.draw_margin), "no arithmetic decided the token");
+    }
   }
+}
+
+Test(rules, an_empty_residual_rule_leaves_a_residual_with_mass_to_the_draw) {
+  const double p[4] = {0.1, 0.2, 0.3, 0.4}, q[4] = {0.7, 0.1, 0.1, 0.1};
+  sieve_rule first = SIEVE_RULE_DEEPINFER;
+  first.spec_empty_residual = SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN;
+  int rejected = 0;
+  for (uint64_t seed = 0; seed < 50; seed++) {
+    chain c;
+    init_chain(&c, 1, 4, seed, 42);
+    set_row(c.target, p, 4);
+    set_row(c.target + 4, p, 4);
+    set_row(c.draft, q, 4);
+    cr_assert_eq(run_rule(&c, &first), 0);
+    if (c.steps[0].accepted)
+      continue;
+    rejected++;
+    cr_expect_neq(c.out[0], 0, "r(0) = max(0.1 - 0.7, 0) = 0: token 0 is never drawn");
+  }
+  cr_expect_gt(rejected, 0);
 }
 
 Test(rules, an_own_generator_draws_every_uniform_of_the_chain) {
