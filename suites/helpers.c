@@ -101,3 +101,37 @@ const double *guarded_row(size_t n) {
     row[i] = 1.0;
   return row;
 }
+
+/* The test binary's malloc: glibc's, with a switch that makes large allocations fail. glibc
+ * calls it for its own allocations too (qsort's merge buffer). Under AddressSanitizer, which
+ * owns malloc, the switch is missing. */
+#if defined(__SANITIZE_ADDRESS__)
+int fail_allocations(size_t bytes, unsigned after) {
+  (void)bytes;
+  (void)after;
+  return 0;
+}
+
+void allocations_succeed(void) {}
+#else
+void *__libc_malloc(size_t size);
+static size_t fail_from = SIZE_MAX;
+static unsigned fail_after;
+
+void *malloc(size_t size) {
+  if (size >= fail_from) {
+    if (fail_after == 0)
+      return NULL;
+    fail_after--;
+  }
+  return __libc_malloc(size);
+}
+
+int fail_allocations(size_t bytes, unsigned after) {
+  fail_from = bytes;
+  fail_after = after;
+  return 1;
+}
+
+void allocations_succeed(void) { fail_from = SIZE_MAX; }
+#endif

@@ -56,6 +56,12 @@ void logits_from_probs(const double *p, size_t v, float *logits);
  * crashes the test (the pages stay mapped until the test's process ends). */
 const double *guarded_row(size_t n);
 
+/* From now on every allocation of at least `bytes` fails once `after` of them have succeeded,
+ * until allocations_succeed(). Returns 0 (and changes nothing) where the test binary cannot
+ * replace malloc: under AddressSanitizer, which owns it. */
+int fail_allocations(size_t bytes, unsigned after);
+void allocations_succeed(void);
+
 /* A small deterministic generator (SplitMix64 stream) for random rows. */
 typedef struct rng {
   uint64_t state;

@@ -374,3 +374,19 @@ Test(fast_path, records_rank_key_only_where_probabilities_come_near_underflow) {
   cr_assert_eq(sieve_filter_rule(&r, row, 4, &p, NULL, lp, NULL), 0);
   cr_expect_eq(read >> SIEVE_AXIS_RANK_KEY & 1, 0, "an ordinary row records no rank_key");
 }
+
+/* sieve_filter_spec ranks the whole row (its entries take more bytes than the row in float64);
+ * the fast path at top_p = 1 with no top-k ranks nothing. */
+Test(fast_path, the_spec_path_ranks_the_whole_row_and_the_fast_path_does_not) {
+  enum { V = 5000 };
+  static float row[V];
+  static double lp[V];
+  const sieve_params p = SIEVE_PARAMS_DEFAULT;
+  if (!fail_allocations(sizeof lp + 1, 0))
+    cr_skip_test("malloc is the sanitizer's");
+  const int spec = sieve_filter_spec(row, V, &p, NULL, lp, NULL);
+  const int fast = sieve_filter(row, V, &p, NULL, lp, NULL);
+  allocations_succeed();
+  cr_expect_eq(spec, SIEVE_ENOMEM);
+  cr_expect_eq(fast, 0);
+}

@@ -171,6 +171,16 @@ Test(min_p, records_the_first_token_it_removes_when_that_decision_is_the_closest
   expect_near(f.info.minp_margin, 0.38 - exp(-1.0), 1e-15, "0.37 is nearer 0.38 than 0.61 is");
 }
 
+/* Token 1 (p1 / p0 = e^-0.7 = 0.497) is nearer the bar, but top-k has removed it already. */
+Test(min_p, measures_its_margin_on_the_ranks_top_k_left) {
+  const float row[2] = {0.0f, -0.7f};
+  const sieve_params p = {1.0, 1.0, 1, 0.5, NULL};
+  filtered f = run_filter_params(row, 2, &p, NULL);
+  cr_assert_eq(f.rc, 0);
+  cr_expect_eq(f.info.kept, 1);
+  expect_near(f.info.minp_margin, 0.5, 1e-15, "token 0's own distance, 1 - 0.5");
+}
+
 Test(min_p, a_min_p_of_1_keeps_the_tokens_tied_with_the_largest) {
   const float row[4] = {1.0f, 1.0f, 0.5f, 1.0f};
   const sieve_params p = {1.0, 1.0, -1, 1.0, NULL};
