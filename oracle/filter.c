@@ -159,7 +159,7 @@ static void softmax_and_rank(filter_work *w, size_t vocab, const sieve_params *p
   if (!w->by_logit)
     return;
   for (size_t r = 0; r < w->n_ranked; r++)
-    w->ranked[r].key = (double)w->scaled[w->ranked[r].id] + 0.0;
+    w->ranked[r].key = w->scaled[w->ranked[r].id];
   sieve__rank(w->ranked, w->n_ranked);
   for (size_t r = 0; r < w->n_ranked; r++)
     w->ranked[r].key = w->expd[w->ranked[r].id] / total;

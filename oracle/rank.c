@@ -17,9 +17,11 @@ static int compare_ranked(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The key as an unsigned integer that sorts ascending as the key sorts descending. */
+/* The key as an unsigned integer that sorts ascending as the key sorts descending. -0 takes the
+ * bits of +0, the key it equals. */
 static uint64_t descending_bits(double key) {
   uint64_t bits;
+  key += 0.0;
   memcpy(&bits, &key, sizeof bits);
   bits = (bits >> 63) ? ~bits : bits | (UINT64_C(1) << 63); /* ascending order of doubles */
   return ~bits;
@@ -67,7 +69,7 @@ static int radix_rank(sieve__ranked *items, size_t n) {
       kfrom = kto;
       kto = k;
     }
-  if (ok && from != items)
+  if (from != items) /* never after a failed allocation, which leaves them unsorted */
     memcpy(items, from, n * sizeof *items);
   free(tmp);
   free(keys);
@@ -100,7 +102,7 @@ static int compare_scrambled_ids(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A run of ties at a cut: the last token kept and at least one after it, so n >= 2. */
 void sieve__order_tie_run(sieve__ranked *run, size_t n, int scrambled) {
-  if (n > 1)
-    qsort(run, n, sizeof *run, scrambled ? compare_scrambled_ids : compare_ids_desc);
+  qsort(run, n, sizeof *run, scrambled ? compare_scrambled_ids : compare_ids_desc);
 }

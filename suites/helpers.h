@@ -59,11 +59,11 @@ void *guarded(size_t bytes);
 /* n probabilities of 1.0 in guarded memory. */
 const double *guarded_row(size_t n);
 
-/* Lets the test's process map at most `bytes` more memory (RLIMIT_AS), so that a larger
- * allocation fails, until unlimit_memory. Returns 0, and limits nothing, under AddressSanitizer,
- * whose shadow memory a limit would take. */
-int limit_memory(size_t bytes);
-void unlimit_memory(void);
+/* From now on every allocation of at least `bytes` fails once `after` of them have succeeded,
+ * until allocations_succeed(). Returns 0 (and changes nothing) where the test binary cannot
+ * replace malloc: under AddressSanitizer, which owns it. */
+int fail_allocations(size_t bytes, unsigned after);
+void allocations_succeed(void);
 
 /* A small deterministic generator (SplitMix64 stream) for random rows. */
 typedef struct rng {

@@ -312,6 +312,36 @@ Test(top_logprobs, equal_logprobs_come_in_token_order) {
   cr_expect(top[0].token == 1 && top[1].token == 3 && top[2].token == 0 && top[3].token == 2);
 }
 
+/* Above 4096 entries the ranking takes a radix sort on the keys' bits, where -0 and +0 differ. */
+Test(top_logprobs, minus_zero_and_zero_are_equal_logprobs_in_a_long_row) {
+  enum { V = 5000 };
+  static double lp[V];
+  for (size_t i = 0; i < V; i++)
+    lp[i] = -1.0;
+  lp[0] = -0.0;
+  lp[1] = 0.0;
+  sieve_top_entry top[2];
+  cr_assert_eq(sieve_top_logprobs(lp, V, 2, top), 0);
+  cr_expect(top[0].token == 0 && top[1].token == 1);
+}
+
+/* The entries are allocated (the first allocation as large as the row); the radix sort's buffers
+ * and qsort's merge buffer are not, so qsort sorts in place: the same order. */
+Test(top_logprobs, a_long_row_is_ranked_without_memory_for_the_sort_buffers) {
+  enum { V = 5000 };
+  static double lp[V];
+  for (size_t i = 0; i < V; i++)
+    lp[i] = -1.0;
+  lp[V - 1] = 0.0;
+  sieve_top_entry top[2];
+  if (!fail_allocations(sizeof lp, 1))
+    cr_skip_test("malloc is the sanitizer's");
+  const int rc = sieve_top_logprobs(lp, V, 2, top);
+  allocations_succeed();
+  cr_assert_eq(rc, 0);
+  cr_expect(top[0].token == V - 1 && top[1].token == 0);
+}
+
 Test(top_logprobs, n_zero_writes_nothing_and_n_above_v_is_an_error) {
   const double lp[2] = {-0.1, -2.0};
   sieve_top_entry top[3];

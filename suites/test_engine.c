@@ -170,3 +170,18 @@ Test(bad_rows, null_pointers_are_an_error) {
   cr_expect_eq(sieve_filter(row, 1, NULL, NULL, lp, NULL), SIEVE_EARG);
   cr_expect_eq(sieve_filter(row, 1, &p, NULL, NULL, NULL), SIEVE_EARG);
 }
+
+/* Above 4096 tokens the ranking takes a radix sort on the keys' bits, where -0 and +0 differ. */
+Test(engine, force_topk_ties_minus_zero_and_zero_in_a_long_row) {
+  enum { V = 5000 };
+  static float row[V];
+  static double lp[V];
+  for (size_t i = 0; i < V; i++)
+    row[i] = -1.0f;
+  row[0] = -0.0f;
+  row[1] = 0.0f;
+  const sieve_engine e = {1, NULL, 0};
+  const sieve_params p = SIEVE_PARAMS_DEFAULT;
+  cr_assert_eq(sieve_filter(row, V, &p, &e, lp, NULL), 0);
+  cr_expect(!isinf(lp[0]) && isinf(lp[1]), "-0 == 0: the lower id stays");
+}

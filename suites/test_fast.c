@@ -501,3 +501,19 @@ Test(fast_path, reads_and_writes_nothing_past_the_row) {
     cr_expect_eq(sieve_filter(row, v, &cases[c], &spec, lp, NULL), 0, "case %zu, spec", c);
   }
 }
+
+/* sieve_filter_spec ranks the whole row (its entries take more bytes than the row in float64);
+ * the fast path at top_p = 1 with no top-k ranks nothing. */
+Test(fast_path, the_spec_path_ranks_the_whole_row_and_the_fast_path_does_not) {
+  enum { V = 5000 };
+  static float row[V];
+  static double lp[V];
+  const sieve_params p = SIEVE_PARAMS_DEFAULT;
+  if (!fail_allocations(sizeof lp + 1, 0))
+    cr_skip_test("malloc is the sanitizer's");
+  const int spec = sieve_filter_spec(row, V, &p, NULL, lp, NULL);
+  const int fast = sieve_filter(row, V, &p, NULL, lp, NULL);
+  allocations_succeed();
+  cr_expect_eq(spec, SIEVE_ENOMEM);
+  cr_expect_eq(fast, 0);
+}

@@ -77,13 +77,15 @@ Test(penalties, a_long_output_is_counted_the_same_when_the_sort_has_no_memory_of
   for (size_t i = 0; i < n; i++)
     out[i] = 1;
   const sieve_penalties pen = counting(out, n, 0x1p-20, 0.0, 1.0);
-  if (!limit_memory((size_t)12 << 20))
-    cr_skip_test("no memory limit under AddressSanitizer");
-  filtered f = penalized(row4, 4, 1.0, -1, &pen);
-  unlimit_memory();
-  cr_assert_eq(f.rc, 0);
-  expect_near(gap(&f, 1, 3), 0.5, 0, "1.5 - 2^20 * 2^-20");
-  expect_near(gap(&f, 0, 3), 2.0, 0, "token 0, not counted");
+  const sieve_params p = {1.0, 1.0, -1, 0.0, &pen};
+  double lp[4];
+  if (!fail_allocations(n * sizeof *out, 1)) /* the oracle's copy of the ids, not the sort's */
+    cr_skip_test("malloc cannot be replaced under AddressSanitizer");
+  const int rc = sieve_filter(row4, 4, &p, NULL, lp, NULL);
+  allocations_succeed();
+  cr_assert_eq(rc, 0);
+  expect_near(lp[1] - lp[3], 0.5, 0, "1.5 - 2^20 * 2^-20");
+  expect_near(lp[0] - lp[3], 2.0, 0, "token 0, not counted");
   free(out);
 }
 
@@ -190,6 +192,16 @@ Test(min_p, records_the_first_token_it_removes_when_that_decision_is_the_closest
   cr_assert_eq(f.rc, 0);
   cr_expect_eq(f.info.kept, 2, "e^-0.5 = 0.61 stays, e^-1 = 0.37 goes");
   expect_near(f.info.minp_margin, 0.38 - exp(-1.0), 1e-15, "0.37 is nearer 0.38 than 0.61 is");
+}
+
+/* Token 1 (p1 / p0 = e^-0.7 = 0.497) is nearer the bar, but top-k has removed it already. */
+Test(min_p, measures_its_margin_on_the_ranks_top_k_left) {
+  const float row[2] = {0.0f, -0.7f};
+  const sieve_params p = {1.0, 1.0, 1, 0.5, NULL};
+  filtered f = run_filter_params(row, 2, &p, NULL);
+  cr_assert_eq(f.rc, 0);
+  cr_expect_eq(f.info.kept, 1);
+  expect_near(f.info.minp_margin, 0.5, 1e-15, "token 0's own distance, 1 - 0.5");
 }
 
 Test(min_p, a_min_p_of_1_keeps_the_tokens_tied_with_the_largest) {

@@ -641,3 +641,100 @@ Test(rules, ranking_by_logit_measures_top_p_in_probability) {
   for (size_t i = 0; i < 4; i++)
     cr_expect(same_double(by_logit.lp[i], spec.lp[i]), "token %zu", i);
 }
+
+/* Tokens 1 and 2 underflow to probability 0, so ranking by logit orders all three by logit. */
+Test(rules, ranking_by_logit_ranks_the_largest_logit_first) {
+  static const float row[3] = {1000.0f, 10.0f, 5.0f};
+  sieve_rule r = with(SIEVE_AXIS_RANK_KEY, SIEVE_RANK_KEY_LOGIT);
+  filtered f = run_rule(&r, row, 3, 1.0, 1.0, 1);
+  cr_assert_eq(f.rc, 0);
+  cr_expect(is_kept(&f, 0) && !is_kept(&f, 1), "its logit 1000 ranks above 10, not its p = 1");
+}
+
+Test(rules, ranking_by_logit_ties_only_equal_logits) {
+  static const float row[4] = {1000.0f, 10.0f, 5.0f, 0.0f};
+  sieve_rule r = with(SIEVE_AXIS_RANK_KEY, SIEVE_RANK_KEY_LOGIT);
+  sieve_rule_set(&r, SIEVE_AXIS_TOPK_TIES, SIEVE_TOPK_TIES_KEEP_ALL);
+  filtered f = run_rule(&r, row, 4, 1.0, 1.0, 2);
+  cr_assert_eq(f.rc, 0);
+  cr_expect_eq(f.info.kept, 2, "10 and 5 are not tied, though both have p = 0");
+}
+
+/* Above 4096 tokens the ranking takes a radix sort on the keys' bits, where -0 and +0 differ. */
+Test(rules, ranking_by_logit_ties_minus_zero_and_zero_in_a_long_row) {
+  enum { V = 5000 };
+  static float row[V];
+  static double lp[V];
+  for (size_t i = 0; i < V; i++)
+    row[i] = -1.0f;
+  row[0] = 1000.0f;
+  row[1] = -0.0f;
+  row[2] = 0.0f;
+  sieve_rule r = with(SIEVE_AXIS_RANK_KEY, SIEVE_RANK_KEY_LOGIT);
+  const sieve_params p = {1.0, 1.0, 2, 0.0, NULL};
+  cr_assert_eq(sieve_filter_rule(&r, row, V, &p, NULL, lp, NULL), 0);
+  cr_expect(!isinf(lp[1]) && isinf(lp[2]), "-0 == 0: the lower id stays");
+}
+
+/* Top-p keeps the highest ids of a run of 10000 ties; they go on in token order, so top-k's
+ * own choice (the lowest ids) takes the lowest of them. */
+Test(rules, a_long_tie_run_reversed_by_top_p_goes_on_in_token_order) {
+  enum { V = 10000 };
+  static float row[V];
+  static double lp[V];
+  sieve_rule r = with(SIEVE_AXIS_TOPP_TIES, SIEVE_TOPP_TIES_HIGHEST);
+  const sieve_params p = {1.0, 0.5, 10, 0.0, NULL};
+  sieve_filter_info info;
+  cr_assert_eq(sieve_filter_rule(&r, row, V, &p, NULL, lp, &info), 0);
+  cr_expect_eq(info.kept, 10);
+  cr_expect(!isinf(lp[5000]) && !isinf(lp[5008]) && isinf(lp[V - 1]),
+            "top-p keeps ids 4999 or 5000 to 9999, top-k the first 10 of them");
+}
+
+/* exllamav2's loop takes the first of equal largest logits: -0 - -0 is +0, where -0 - +0 would
+ * be -0. */
+Test(rules, exllamav2_subtracts_the_first_of_equal_largest_logits) {
+  static const float row[2] = {-0.0f, 0.0f};
+  sieve_rule r = with(SIEVE_AXIS_TEMPERATURE_OP, SIEVE_TEMPERATURE_OP_SHIFTED);
+  filtered f = run_rule(&r, row, 2, 0.7, 1.0, 1);
+  cr_assert_eq(f.rc, 0);
+  cr_expect(same_double(f.lp[0], 0.0), "token 0 alone, its shifted logit +0");
+}
+
+/* At a power-of-two 1/T scaling is exact, but (x - largest) / T can still overflow where x / T
+ * does not: the difference is checked for every token, the first too. */
+Test(rules, exllamav2_a_difference_that_overflows_is_an_error_at_a_power_of_two_temperature) {
+  static const float row[2] = {-0x1p117f, 0x1p117f};
+  sieve_rule r = with(SIEVE_AXIS_TEMPERATURE_OP, SIEVE_TEMPERATURE_OP_SHIFTED);
+  cr_expect_eq(run_rule(&r, row, 2, 0x1p-10, 1.0, -1).rc, SIEVE_EOVERFLOW, "-2^118 * 2^10");
+  cr_expect_eq(run_rule(NULL, row, 2, 0x1p-10, 1.0, -1).rc, 0, "2^117 * 2^10 is finite");
+}
+
+/* Only the all-zero rule is DeepInfer's (and takes the fast path); a rule whose every axis is 1
+ * breaks the top-k tie by descending id. */
+Test(rules, a_rule_with_every_axis_set_is_not_deepinfers) {
+  static const float row[4] = {1.0f, 1.0f, 1.0f, 0.0f};
+  sieve_rule r = SIEVE_RULE_DEEPINFER;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    sieve_rule_set(&r, a, 1);
+  filtered f = run_rule(&r, row, 4, 1.0, 0.99, 2);
+  cr_assert_eq(f.rc, 0);
+  cr_expect(!is_kept(&f, 0) && is_kept(&f, 1) && is_kept(&f, 2));
+}
+
+/* The row's float64 buffers (its probabilities and ranking) are allocated, the sorts' buffers
+ * are not: qsort then sorts in place (glibc's quicksort), and the tie order is the same. */
+Test(rules, ties_by_descending_id_keep_the_highest_ids_without_memory_for_the_sort_buffers) {
+  enum { V = 100 };
+  static float row[V];
+  static double lp[V];
+  sieve_rule r = with(SIEVE_AXIS_TOPK_TIES, SIEVE_TOPK_TIES_BY_ID_DESC);
+  const sieve_params p = {1.0, 1.0, 10, 0.0, NULL};
+  if (!fail_allocations(sizeof lp, 2))
+    cr_skip_test("malloc is the sanitizer's");
+  const int rc = sieve_filter_rule(&r, row, V, &p, NULL, lp, NULL);
+  allocations_succeed();
+  cr_assert_eq(rc, 0);
+  for (size_t i = 0; i < V; i++)
+    cr_expect_eq(!isinf(lp[i]), i >= V - 10, "token %zu", i);
+}
