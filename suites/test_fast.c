@@ -296,6 +296,42 @@ static size_t top_p_by_rank(const sieve__run *runs, size_t n_runs, double top_p,
   return n;
 }
 
+/* A top_p for runs: at random, or on odd trials the mass before a random rank (up to `ranks`)
+ * or the total, as it is (trial % 4 == 1), just below (trial % 8 == 3) or just above. */
+static double a_top_p(rng *r, const sieve__run *runs, size_t n_runs, int trial, size_t ranks) {
+  double top_p = (double)(rng_next(r) >> 11) * 0x1p-53;
+  if (trial % 2) {
+    size_t upto = 1 + (size_t)(rng_next(r) % ranks);
+    top_p = runs[0].p;
+    for (size_t k = 0; k < n_runs; k++)
+      for (size_t c = k == 0; c < runs[k].count && upto > 1; c++, upto--)
+        top_p += runs[k].p;
+    top_p = trial % 4 == 1 ? top_p : nextafter(top_p, trial % 8 == 3 ? 0.0 : 2.0);
+  }
+  return top_p;
+}
+
+static void same_as_rank_by_rank(const sieve__run *runs, size_t n_runs, double top_p, int trial) {
+  double m1, m2;
+  const size_t a = sieve__top_p_runs(runs, n_runs, top_p, &m1),
+               b = top_p_by_rank(runs, n_runs, top_p, &m2);
+  cr_assert(a == b && same_double(m1, m2), "trial %d: kept %zu, %zu; margins %a, %a", trial, a, b,
+            m1, m2);
+}
+
+/* Runs at the edges of a stretch: a first mass k ulps below a power of two (k = 0: at it), then
+ * a p of a few of those ulps and a fraction of one. Their sums reach the next binade, where
+ * the ulp doubles, and their p fall below half an ulp, on it, or just above a multiple of one. */
+static size_t runs_at_a_binade_edge(rng *r, sieve__run *runs) {
+  static const double fraction[5] = {0.0, 0.25, 0.375, 0.5, 0.75};
+  const int e = -(int)(rng_next(r) % 12);
+  const double u = ldexp(1.0, e - 53); /* the ulp just below 2^e */
+  runs[0] = (sieve__run){ldexp(1.0, e) - (double)(rng_next(r) % 300) * u, 1};
+  const double p = u * ((double)(rng_next(r) % 5) + fraction[rng_next(r) % 5]);
+  runs[1] = (sieve__run){p, 1 + (size_t)(rng_next(r) % 2000)};
+  return p > 0.0 ? 2 : 1;
+}
+
 Test(fast_path, sums_runs_of_equal_probabilities_as_rank_by_rank) {
   /* sieve__top_p_runs against one addition per rank: runs whose p have few bits (additions
    * halfway between two multiples of the mass's ulp, whose rounding alternates), p below half
@@ -320,19 +356,15 @@ Test(fast_path, sums_runs_of_equal_probabilities_as_rank_by_rank) {
     const double scale = rng_next(&r) % 2 ? weight : 1.0; /* half the rows' p sum to about 1 */
     for (size_t k = 0; k < n_runs; k++)
       runs[k].p /= scale;
-    double top_p = (double)(rng_next(&r) >> 11) * 0x1p-53, m1, m2;
-    if (trial % 2) {
-      size_t upto = 1 + (size_t)(rng_next(&r) % 100000);
-      top_p = runs[0].p; /* the mass before rank `upto`, or the total */
-      for (size_t k = 0; k < n_runs; k++)
-        for (size_t c = k == 0; c < runs[k].count && upto > 1; c++, upto--)
-          top_p += runs[k].p;
-      top_p = trial % 4 == 1 ? top_p : nextafter(top_p, trial % 8 == 3 ? 0.0 : 2.0);
-    }
-    const size_t a = sieve__top_p_runs(runs, n_runs, top_p, &m1),
-                 b = top_p_by_rank(runs, n_runs, top_p, &m2);
-    cr_assert(a == b && same_double(m1, m2), "trial %d: kept %zu, %zu; margins %a, %a", trial, a, b,
-              m1, m2);
+    same_as_rank_by_rank(runs, n_runs, a_top_p(&r, runs, n_runs, trial, 100000), trial);
+  }
+  /* Runs at a binade's edge: a stretch that would end one ulp past 2^e, or cross it with the
+   * ulp below it, or subtract p instead of adding it (found by a search against runs.c's
+   * mutants of the room, the step and d). */
+  for (int trial = 0; trial < 4000; trial++) {
+    sieve__run runs[2];
+    const size_t n_runs = runs_at_a_binade_edge(&r, runs);
+    same_as_rank_by_rank(runs, n_runs, a_top_p(&r, runs, n_runs, trial, 2000), 10000 + trial);
   }
 }
 
@@ -478,6 +510,28 @@ Test(fast_path, finds_the_tokens_of_runs_whose_probabilities_are_neighbours) {
   for (size_t c = 0; c < 12; c++)
     cases[c] = (sieve_params){1.0, 1.0, (int64_t)(1 + c * v / 12 + c % 3), 0.0, NULL};
   same_results(row, v, cases, 12);
+}
+
+/* The fit of `sieve run` reuses an answer for every rule that agrees on the axes it read. On a
+ * flat row (here of SIEVE__RUNS_MAX distinct logits) every rank is known as a run, so the fast
+ * path reads topp_ties as the spec path does: not where the cut falls between two
+ * probabilities (after the 100 tokens of the largest), and where it falls inside a run. A
+ * prefix would end at that cut and read it, as it does on a row of more distinct logits. */
+Test(fast_path, reads_topp_ties_on_a_flat_row_only_where_the_cut_falls_in_a_tie) {
+  const size_t v = 5000;
+  float *row = malloc(v * sizeof *row);
+  cr_assert(row);
+  for (size_t i = 0; i < v; i++)
+    row[i] = i < 100 ? 0.0f : -10.0f - 0.01f * (float)(i % (SIEVE__RUNS_MAX - 1));
+  const uint32_t bit = (uint32_t)1 << SIEVE_AXIS_TOPP_TIES;
+  const double top_p[2] = {0.995, 0.5}; /* the cut after rank 100, and inside the first run */
+  for (int c = 0; c < 2; c++) {
+    uint32_t fast, spec;
+    axes_read(row, v, &(sieve_params){1.0, top_p[c], -1, 0.0, NULL}, &fast, &spec);
+    cr_assert_eq(spec & bit, c == 1 ? bit : 0, "top_p %g: the spec path reads %#x", top_p[c], spec);
+    cr_expect_eq(fast & bit, spec & bit, "top_p %g: fast %#x, spec %#x", top_p[c], fast, spec);
+  }
+  free(row);
 }
 
 /* Each way the filter writes its output (the few kept tokens by id, the kept set by a test on
