@@ -306,9 +306,10 @@ fuzz: test-deps $(FUZZ_BINS)
 
 # Source mutants of oracle/*.c against the Criterion suites, plain and under the sanitizers
 # (suites/mutation/README.md): every mutant with `make mutation`, a fixed sample with
-# MUTATION_SAMPLE=N, the journal's killed verdicts kept with MUTATION_RESUME=1, more of mutate.py's
-# options in MUTATION_ARGS (say "--file sample.c --line 57"). `make mutation-check` is CI's: a fixed sample of 40 and 2 planted equivalent
-# mutants, which must be the only survivors.
+# MUTATION_SAMPLE=N, a stopped run resumed with MUTATION_RESUME=1 (the journal's verdicts reached
+# on the same sources), more of mutate.py's options in MUTATION_ARGS (say "--file sample.c --line
+# 57"). `make mutation-check` is CI's: a fixed sample of 40 and 2 planted equivalent mutants,
+# which must be the only survivors.
 MUTATION_SAMPLE ?= 0
 TEST_OBJ := $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(ORACLE_OBJ)
 MUTATION = $(PYTHON) $(ROOT)/suites/mutation/mutate.py $(ROOT) $(BUILD) \

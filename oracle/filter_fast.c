@@ -569,7 +569,6 @@ static int fast_row(fast_work *w, size_t vocab, const sieve_params *p, double *l
 static int engine_row(fast_work *w, const float *logits, size_t vocab, const sieve_engine *engine,
                       float **copy) {
   w->row = logits;
-  w->mul = 1.0f;
   if (!engine || engine->blacklist_len == 0) /* sieve__apply_engine then only checks */
     return sieve__apply_engine(engine, NULL, vocab);
   *copy = malloc(vocab * sizeof **copy);

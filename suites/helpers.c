@@ -108,7 +108,7 @@ const double *guarded_row(size_t n) {
 /* The test binary's malloc: glibc's, with a switch that makes large allocations fail. glibc
  * calls it for its own allocations too (qsort's merge buffer). Under AddressSanitizer, which
  * owns malloc, the switch is missing. */
-#if defined(__SANITIZE_ADDRESS__)
+#if SANITIZED
 int fail_allocations(size_t bytes, unsigned after) {
   (void)bytes;
   (void)after;

@@ -15,6 +15,23 @@
 
 #define MAX_V 64
 
+/* Whether the suites run under AddressSanitizer (make test SAN=1), with GCC or clang. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+/* The rows a property over many random rows asks: all n in the plain build, which checks the
+ * property; a quarter under the sanitizers, which look for reads and writes out of bounds, leaks
+ * and undefined behaviour on the same kinds of rows, each row about four times slower. */
+#define PROPERTY_ROWS(n) (SANITIZED ? (n) / 4 : (n))
+
 /* |actual - expected| <= tol, with a message naming what was compared. */
 #define expect_near(actual, expected, tol, what)                                          \
   do {                                                                                    \

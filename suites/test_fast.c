@@ -1,6 +1,7 @@
 /*
  * The fast path (oracle/filter_fast.c, the default) against the spec path
- * (sieve_filter_spec) on 100,000 seeded rows: small and large vocabularies
+ * (sieve_filter_spec) on 100,000 seeded rows (a quarter of them under the
+ * sanitizers: PROPERTY_ROWS): small and large vocabularies
  * (the large ones take the histogram), normal, peaked, tied, flat, -inf holes,
  * extreme temperatures, and blocks of 2^k equal logits whose top-p boundaries
  * are exact. Kept sets, margins, kept mass and every logprob
@@ -133,7 +134,7 @@ ParameterizedTest(uint64_t *seed, fast_path, gives_the_spec_paths_results_bit_fo
   double *a = malloc(max_v * sizeof *a), *b = malloc(max_v * sizeof *b);
   cr_assert(row && a && b);
   rng r = {*seed};
-  for (size_t n = 0; n < ROWS_PER_SEED; n++) {
+  for (size_t n = 0; n < PROPERTY_ROWS(ROWS_PER_SEED); n++) {
     size_t v = pick_vocab(&r);
     int exact = fill(&r, row, v);
     sieve_params p = params_for(&r, v, exact);
@@ -154,7 +155,7 @@ Test(fast_path, lowers_a_first_prefix_that_falls_short_until_it_holds_the_decisi
   double *a = malloc(max_v * sizeof *a), *b = malloc(max_v * sizeof *b);
   cr_assert(row && a && b);
   rng r = {47};
-  for (size_t n = 0; n < 3000; n++) {
+  for (size_t n = 0; n < PROPERTY_ROWS(3000); n++) {
     const size_t v = n % 3 ? pick_vocab(&r) : 4097 + (size_t)(rng_next(&r) % 20000);
     const int exact = fill(&r, row, v);
     sieve_params given = params_for(&r, v, exact), p;
@@ -252,7 +253,7 @@ Test(fast_path, agrees_with_the_spec_path_on_rows_of_few_levels_in_long_runs) {
   size_t count[70];
   cr_assert(row && a && b);
   rng r = {41};
-  for (size_t n = 0; n < 240; n++) {
+  for (size_t n = 0; n < PROPERTY_ROWS(240); n++) {
     const size_t v = 4097 + (size_t)(rng_next(&r) % (n % 8 ? 20000 : max_v - 4097));
     const size_t n_levels = 1 + (size_t)(rng_next(&r) % (n % 5 ? 13 : 70));
     fill_levels(&r, row, v, levels, count, n_levels);

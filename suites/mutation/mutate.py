@@ -31,13 +31,15 @@ survivor (file, line, operator, the line as mutated), writes BUILD/mutation.json
 when a mutant survives.
 
 Each verdict is appended to BUILD/mutation/journal.jsonl as it comes (a survivor of the tests
-first as "alive", then its verdict under the sanitizers). With --resume, a mutant
-the journal records as killed or stillborn, whose text is unchanged, is not asked again: tests
-added since cannot revive it, though tests removed can, so a score to record comes from a run
-without --resume.
+first as "alive", then its verdict under the sanitizers), with the digest of the sources it was
+reached on (the coverage key: oracle/, the test binary's objects, the fixtures). With --resume, a
+mutant the journal has a final verdict for (killed, stillborn or survived), reached on these same
+sources with the same mutated text, is not asked again: the verdict is the one a run would reach
+now, so a run may be stopped and resumed, across sessions, and its score is the full run's. Any
+change of those sources (a test added) starts the run afresh.
 
 --plant N is CI's check that a survivor fails the run: it adds N equivalent mutants (chosen with
-the seed) as if they were not, and the run passes only when exactly those survive, besides the
+the seed among the quarter whose tests are quickest) as if they were not, and the run passes only when exactly those survive, besides the
 known survivors of survivors.txt: mutants found alive and not yet killed or shown equivalent
 (an id and what is known a line). They count as survivors in the score; a new one fails the
 check.
@@ -370,7 +372,8 @@ def run_all(asked, args, cov, log: Path) -> list:
             m, (verdict, seconds, tests) = futures[future], future.result()
             record({"id": m[0], "file": m[1], "line": m[2], "operator": m[3], "mutated": m[5],
                     "verdict": verdict, "killed_by": "tests" if verdict == "killed" else None,
-                    "tests": tests, "seconds": round(seconds, 2), "text": text_digest(m)})
+                    "tests": tests, "seconds": round(seconds, 2), "text": text_digest(m),
+                    "sources": cov["key"]})
             done += 1
             if done % 50 == 0:
                 print(f"mutation: {done} of {len(asked)} asked the tests", flush=True)
@@ -388,16 +391,16 @@ def run_all(asked, args, cov, log: Path) -> list:
     return list(results.values())
 
 
-def resumed(log: Path, asked) -> dict:
-    """The verdicts of the journal that still hold: a mutant killed or stillborn with the same
-    text (tests added since cannot revive it)."""
+def resumed(log: Path, asked, sources: str) -> dict:
+    """The journal's final verdicts reached on these sources, of mutants whose text is the
+    same: what a run would reach again."""
     digests = {m[0]: text_digest(m) for m in asked}
     out = {}
     for line in log.read_text().splitlines() if log.exists() else []:
         r = json.loads(line)
-        if r["verdict"] in ("killed", "stillborn") and digests.get(r["id"]) == r.get("text"):
+        if r.get("sources") == sources and digests.get(r["id"]) == r.get("text"):
             out[r["id"]] = r
-    return out
+    return {i: r for i, r in out.items() if r["verdict"] != "alive"}
 
 
 def write_json(path: Path, data: dict):
@@ -407,7 +410,23 @@ def write_json(path: Path, data: dict):
     partial.replace(path)
 
 
-def report(results, equivalent, to_triage, planted, args, seconds, out: Path) -> int:
+def to_plant(known, cov, count: int, seed: int) -> list:
+    """COUNT equivalent mutants, chosen with the seed among the quarter that some test executes
+    whose tests took the least time on the coverage build: a planted mutant shows that a survivor
+    fails the run, which a quick one shows as well as any, and it runs its tests twice (plain and
+    under the sanitizers)."""
+    def cost(m):
+        return sum(cov["tests"][t] for t in tests_for(m, cov))
+    executed = sorted((m for m in known if tests_for(m, cov)), key=lambda m: (cost(m), m[0]))
+    quick = executed[:max(count, len(executed) // 4)]
+    if len(quick) < count:
+        sys.exit(f"mutation: --plant {count}, but only {len(quick)} equivalent mutants are "
+                 "executed by a test")
+    return random.Random(seed).sample(quick, count)
+
+
+def report(results, equivalent, to_triage, planted, args, seconds, out: Path, kept: int,
+           sources: str) -> int:
     """Writes the summary and the results, prints them; the exit status."""
     counted = [r for r in results if r["verdict"] != "stillborn"]
     killed = sum(r["verdict"] == "killed" for r in counted)
@@ -418,7 +437,9 @@ def report(results, equivalent, to_triage, planted, args, seconds, out: Path) ->
                                                       for r in counted),
                "survived": len(survivors), "equivalent": len(equivalent),
                "score": round(score, 4), "seconds": round(seconds), "sample": args.sample,
-               "seed": args.seed, "resumed": args.resume, "planted": [m[0] for m in planted]}
+               "seed": args.seed, "resumed": args.resume, "kept": kept, "sources": sources,
+               "test_seconds": round(sum(r["seconds"] for r in results)),
+               "planted": [m[0] for m in planted]}
     write_json(out, {"summary": summary, "mutants": results})
     for r in survivors:
         mark = " (planted equivalent)" if r["id"] in summary["planted"] else \
@@ -427,7 +448,8 @@ def report(results, equivalent, to_triage, planted, args, seconds, out: Path) ->
     print(f"mutation: {killed} of {len(counted)} mutants killed ({100 * score:.1f}%; "
           f"{summary['by_sanitizers']} by the sanitizers alone), {len(survivors)} survived, "
           f"{summary['stillborn']} stillborn, {len(equivalent)} equivalent not run; "
-          f"{summary['seconds']} s")
+          f"{summary['seconds']} s" + (f" ({kept} verdicts from earlier parts of the run)"
+                                       if kept else ""))
     if planted:
         caught = {r["id"] for r in survivors} - set(to_triage) == set(summary["planted"])
         print("mutation: the survivors are the planted equivalent mutants and known survivors, "
@@ -453,7 +475,7 @@ def main():
     ap.add_argument("--plant", type=int, default=0,
                     help="add N equivalent mutants, which must be the only survivors")
     ap.add_argument("--resume", action="store_true",
-                    help="keep the journal's killed and stillborn verdicts of unchanged mutants")
+                    help="keep the journal's verdicts reached on these sources")
     ap.add_argument("--list", action="store_true", help="list the mutants, run none")
     args = ap.parse_args()
     root, out = Path(args.root), Path(args.build, "mutation.json")
@@ -471,7 +493,9 @@ def main():
     known = [m for m in mutants if m[0] in equivalent]
     if args.plant > len(known):
         sys.exit(f"mutation: --plant {args.plant}, but equivalent.txt lists {len(known)} mutants")
-    planted = random.Random(args.seed).sample(known, args.plant)
+    started = time.monotonic()
+    cov = coverage(args, args.link.split()) if args.plant or not args.list else None
+    planted = to_plant(known, cov, args.plant, args.seed) if args.plant else []
     # The sample is drawn from every mutant, so that it changes only with the code.
     asked = random.Random(args.seed).sample(mutants, min(args.sample, len(mutants))) \
         if args.sample else mutants
@@ -483,16 +507,16 @@ def main():
         print(f"mutation: {len(asked)} mutants ({len(mutants)} in all, {len(equivalent)} "
               "equivalent)")
         return 0
-    started = time.monotonic()
     log = Path(args.build, "mutation", "journal.jsonl")
     log.parent.mkdir(parents=True, exist_ok=True)
-    kept = resumed(log, asked) if args.resume else {}
-    cov = coverage(args, args.link.split())
-    if kept:
-        print(f"mutation: {len(kept)} verdicts kept from the journal", flush=True)
+    kept = resumed(log, asked, cov["key"]) if args.resume else {}
+    if args.resume:
+        print(f"mutation: {len(kept)} verdicts kept from the journal (reached on these sources)",
+              flush=True)
     ran = {r["id"]: r for r in run_all([m for m in asked if m[0] not in kept], args, cov, log)}
     results = [kept.get(m[0]) or ran[m[0]] for m in asked]
-    return report(results, equivalent, to_triage, planted, args, time.monotonic() - started, out)
+    return report(results, equivalent, to_triage, planted, args, time.monotonic() - started, out,
+                  len(kept), cov["key"])
 
 
 if __name__ == "__main__":
