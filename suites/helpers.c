@@ -32,8 +32,11 @@ filtered run_filter_params(const float *logits, size_t v, const sieve_params *p,
   memset(&f, 0, sizeof f);
   memset(&spec, 0, sizeof spec);
   cr_assert(v <= MAX_V, "test row too long");
+  const long live = live_allocations();
   f.rc = sieve_filter(logits, v, p, engine, f.lp, &f.info);
   spec.rc = sieve_filter_spec(logits, v, p, engine, spec.lp, &spec.info);
+  cr_expect_eq(live_allocations(), live, "the filters leave %ld blocks allocated",
+               live_allocations() - live);
   expect_same_paths(&f, &spec, v);
   return f;
 }
@@ -105,9 +108,10 @@ const double *guarded_row(size_t n) {
   return row;
 }
 
-/* The test binary's malloc: glibc's, with a switch that makes large allocations fail. glibc
- * calls it for its own allocations too (qsort's merge buffer). Under AddressSanitizer, which
- * owns malloc, the switch is missing. */
+/* The test binary's malloc, calloc, realloc and free: glibc's, with a switch that makes large
+ * mallocs fail, and a count of the blocks allocated and not yet freed. glibc calls them for its
+ * own allocations too (qsort's merge buffer). Under AddressSanitizer, which owns malloc, both
+ * are missing. */
 #if SANITIZED
 int fail_allocations(size_t bytes, unsigned after) {
   (void)bytes;
@@ -116,10 +120,16 @@ int fail_allocations(size_t bytes, unsigned after) {
 }
 
 void allocations_succeed(void) {}
+
+long live_allocations(void) { return -1; }
 #else
 void *__libc_malloc(size_t size);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *block, size_t size);
+void __libc_free(void *block);
 static size_t fail_from = SIZE_MAX;
 static unsigned fail_after;
+static long live;
 
 void *malloc(size_t size) {
   if (size >= fail_from) {
@@ -127,8 +137,29 @@ void *malloc(size_t size) {
       return NULL;
     fail_after--;
   }
-  return __libc_malloc(size);
+  void *block = __libc_malloc(size);
+  live += block != NULL;
+  return block;
 }
+
+void *calloc(size_t n, size_t size) {
+  void *block = __libc_calloc(n, size);
+  live += block != NULL;
+  return block;
+}
+
+void *realloc(void *block, size_t size) {
+  void *moved = __libc_realloc(block, size);
+  live += (block == NULL && moved != NULL) - (block != NULL && size == 0 && moved == NULL);
+  return moved;
+}
+
+void free(void *block) {
+  live -= block != NULL;
+  __libc_free(block);
+}
+
+long live_allocations(void) { return live; }
 
 int fail_allocations(size_t bytes, unsigned after) {
   fail_from = bytes;

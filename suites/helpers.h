@@ -82,6 +82,10 @@ const double *guarded_row(size_t n);
 int fail_allocations(size_t bytes, unsigned after);
 void allocations_succeed(void);
 
+/* The blocks allocated (malloc, calloc, realloc) and not yet freed, or -1 under
+ * AddressSanitizer; a call that leaves it higher leaked. */
+long live_allocations(void);
+
 /* A small deterministic generator (SplitMix64 stream) for random rows. */
 typedef struct rng {
   uint64_t state;

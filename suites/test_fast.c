@@ -104,7 +104,10 @@ static void same_answer(int ra, const sieve_filter_info *fa, const double *a, in
 static void same_result(const float *row, size_t v, const sieve_params *p, double *a, double *b,
                         size_t n) {
   sieve_filter_info fa, fb;
+  const long live = live_allocations();
   int ra = sieve_filter(row, v, p, NULL, a, &fa), rb = sieve_filter_spec(row, v, p, NULL, b, &fb);
+  cr_assert_eq(live_allocations(), live, "row %zu: the filters leave %ld blocks allocated", n,
+               live_allocations() - live);
   same_answer(ra, &fa, a, rb, &fb, b, v, p, n);
   if (ra != 0)
     return;
@@ -162,8 +165,11 @@ Test(fast_path, lowers_a_first_prefix_that_falls_short_until_it_holds_the_decisi
     if (sieve_params_check(&given, &p) != 0)
       continue;
     sieve_filter_info fa, fb;
+    const long live = live_allocations();
     const int rb = sieve_filter_spec(row, v, &p, NULL, b, &fb),
               ra = sieve__filter_fast(row, v, &p, NULL, a, &fa, NULL, -0.75);
+    cr_assert_eq(live_allocations(), live, "row %zu: the filters leave %ld blocks allocated", n,
+                 live_allocations() - live);
     same_answer(ra, &fa, a, rb, &fb, b, v, &p, n);
   }
   free(row);
