@@ -134,7 +134,7 @@ def min_p_cases():
           "min_p 0.3 at T 2 keeps tokens 0, 1 and 2: scaled, p / p_max is 1, 0.61, 0.37, 0.22.",
           MIN_P_ROW, 2.0, rest=P(min_p=0.3)),
         c(f"{F}/min-p-on-scaled-probabilities-at-low-t", F, at,
-          "min_p 0.1 at T 0.5 keeps token 0 alone: scaled, p / p_max is 1, 0.14, 0.02, 0.002.",
+          "min_p 0.1 at T 0.5 keeps tokens 0 and 1: scaled, p / p_max is 1, 0.14, 0.02, 0.002.",
           MIN_P_ROW, 0.5, rest=P(min_p=0.1)),
         c(f"{F}/min-p-1-keeps-every-tied-maximum", F, at,
           "min_p 1 keeps tokens 1 and 2, both at the largest logit.", [0.5, 2.0, 2.0, 1.0],
