@@ -177,6 +177,35 @@ Test(fast_path, lowers_a_first_prefix_that_falls_short_until_it_holds_the_decisi
   free(b);
 }
 
+/* A row whose second largest e is exactly the floor of its bucket, 0x1.2p-5 (the logits
+ * -0x1.ac89b8p+1 and 0x1.a3b86ap-26 are 2^-5 ln 1.125 apart, to the last bit of exp), with the
+ * rest far below it. With a negative slack the prefix is lowered a bucket at a time, and the
+ * one down to that floor ends where top-p cuts (top_p is the first p): the p past the prefix,
+ * which cut_gap reads, is that of the largest e below the floor, not of the token at it. Both
+ * tokens are past the last block of lanes (V % 8 = 2), the one at the floor first: the tail
+ * loop of count_above must count it, so that the prefix has room for it and is ranked whole. */
+Test(fast_path, takes_the_p_past_a_prefix_from_below_a_floor_that_a_token_is_at) {
+  const size_t v = 5002;
+  float *row = malloc(v * sizeof *row);
+  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
+  cr_assert(row && a && b);
+  for (size_t i = 0; i < v - 2; i++)
+    row[i] = -4.0f - 0.001f * (float)i;
+  row[v - 2] = -0x1.ac89b8p+1f;
+  row[v - 1] = 0x1.a3b86ap-26f;
+  const double max = (double)row[v - 1];
+  cr_assert(sieve__exp((double)row[v - 2] - max) == 0x1.2p-5);
+  const sieve_params p = {1.0, 1.0 / sieve__exp_sum(row, v, 1.0f, max, NULL), -1, 0.0, NULL};
+  sieve_filter_info fa, fb;
+  const int rb = sieve_filter_spec(row, v, &p, NULL, b, &fb),
+            ra = sieve__filter_fast(row, v, &p, NULL, a, &fa, NULL, -0.75);
+  cr_assert_eq(fb.kept, 2);
+  same_answer(ra, &fa, a, rb, &fb, b, v, &p, 0);
+  free(row);
+  free(a);
+  free(b);
+}
+
 /* same_result on one row under each of n parameter sets; frees the row. */
 static void same_results(float *row, size_t v, const sieve_params *cases, size_t n) {
   double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
