@@ -494,31 +494,44 @@ Test(fast_path, records_rank_key_only_where_two_logits_could_meet_in_one_probabi
                fast, spec);
 }
 
-/* A row whose tokens 1 and 2 have one probability and different logits, far from underflow;
- * top_k 2 keeps token 1 (the lower id) under DeepInfer's rule and token 2 (the larger logit)
- * when ranking by logit. Both paths must record that the answer read rank_key. */
-static void reads_rank_key_where_logits_meet(const float *row) {
-  const sieve_params p = {1.0, 1.0, 2, 0.0, NULL};
+/* A row of v (2 or 3) tokens whose last two have one probability and different logits; top_k
+ * v - 1 keeps token v - 2 (the lower id) under DeepInfer's rule and token v - 1 (the larger
+ * logit) when ranking by logit. Both paths must record that the answer read rank_key. */
+static void reads_rank_key_where_logits_meet(const float *row, size_t v) {
+  const sieve_params p = {1.0, 1.0, (int64_t)v - 1, 0.0, NULL};
   sieve_rule by_logit = SIEVE_RULE_DEEPINFER;
   by_logit.rank_key = SIEVE_RANK_KEY_LOGIT;
   double ours[3], theirs[3];
-  cr_assert_eq(sieve_filter(row, 3, &p, NULL, ours, NULL), 0);
-  cr_assert_eq(sieve_filter_rule(&by_logit, row, 3, &p, NULL, theirs, NULL), 0);
-  cr_assert(!isinf(ours[1]) && isinf(ours[2]) && isinf(theirs[1]) && !isinf(theirs[2]));
+  cr_assert_eq(sieve_filter(row, v, &p, NULL, ours, NULL), 0);
+  cr_assert_eq(sieve_filter_rule(&by_logit, row, v, &p, NULL, theirs, NULL), 0);
+  cr_assert(!isinf(ours[v - 2]) && isinf(ours[v - 1]) && isinf(theirs[v - 2]) &&
+            !isinf(theirs[v - 1]));
   uint32_t fast, spec;
-  axes_read(row, 3, &p, &fast, &spec);
+  axes_read(row, v, &p, &fast, &spec);
   cr_expect(fast >> SIEVE_AXIS_RANK_KEY & spec >> SIEVE_AXIS_RANK_KEY & 1, "fast %#x, spec %#x",
             fast, spec);
 }
 
 Test(fast_path, records_rank_key_where_rounding_s_minus_max_ties_two_logits) {
   const float row[3] = {3.0f, 0.0f, 0x1p-100f}; /* 2^-100 - 3 rounds to -3 in double */
-  reads_rank_key_where_logits_meet(row);
+  reads_rank_key_where_logits_meet(row, 3);
+}
+
+/* 2^-20 - 2^-44 - 600 rounds (to even) to 2^-20 - 600: one e for two logits, only one of them
+ * below 2^-20 and e far above the subnormals, so only the rounding of s - max shows the tie. */
+Test(fast_path, records_rank_key_where_rounding_s_minus_max_ties_a_logit_of_2_to_the_minus_20) {
+  const float row[3] = {600.0f, 0x1.fffffep-21f, 0x1p-20f};
+  reads_rank_key_where_logits_meet(row, 3);
 }
 
 Test(fast_path, records_rank_key_where_exp_ties_two_logits_near_the_largest) {
   const float row[3] = {0x1p-80f, 0x1p-90f, 0x1.000002p-90f}; /* both e round to 1 */
-  reads_rank_key_where_logits_meet(row);
+  reads_rank_key_where_logits_meet(row, 3);
+}
+
+Test(fast_path, records_rank_key_where_token_0_and_the_largest_share_one_probability) {
+  const float row[2] = {0x1p-90f, 0x1p-80f}; /* both e round to 1 */
+  reads_rank_key_where_logits_meet(row, 2);
 }
 
 /* A flat row whose most probable tokens have two logits and one probability (2^-80 and 2^-90
