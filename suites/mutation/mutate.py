@@ -39,10 +39,10 @@ now, so a run may be stopped and resumed, across sessions, and its score is the 
 change of those sources (a test added) starts the run afresh.
 
 --plant N is CI's check that a survivor fails the run: it adds N equivalent mutants (chosen with
-the seed among the quarter whose tests are quickest) as if they were not, and the run passes only when exactly those survive, besides the
-known survivors of survivors.txt: mutants found alive and not yet killed or shown equivalent
-(an id and what is known a line). They count as survivors in the score; a new one fails the
-check.
+the seed among the quarter whose tests are quickest) as if they were not, and the run passes
+only when exactly those survive, besides the known survivors of survivors.txt: mutants found
+alive and not yet killed or shown equivalent (an id and what is known a line). They count as
+survivors in the score; a new one fails the check.
 """
 
 import argparse
