@@ -205,7 +205,8 @@ ifeq ($(SAN),0)
 TEST_BUILD := all $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS) $(JUNIT_XSD)
 test-stages: test-build
 	@$(STAGE) layout sh -c '$(PYTHON) $(ROOT)/suites/check_layers.py $(ROOT) && \
-	  sh $(ROOT)/suites/check_spec.sh && $(PYTHON) $(ROOT)/suites/check_spec_names.py'
+	  sh $(ROOT)/suites/check_spec.sh && $(PYTHON) $(ROOT)/suites/check_spec_names.py && \
+	  $(PYTHON) -m unittest discover -q -s $(ROOT)/suites/mutation -p test_mutate.py'
 	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
 	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 5000 \
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
