@@ -227,6 +227,21 @@ READINGS = (
         ("spec_empty_residual=last_token", "000:52", "after a rejection whose residual "
          "max(p - q, 0) is 0 everywhere, the vocabulary's last token is committed whether p "
          "keeps it or not (SGLang's fallback)", ("speculate",)),
+        ("penalty_order=repetition_first", "004:255-287", "the repetition penalty is applied "
+         "before the frequency and presence penalties (vLLM's, llama.cpp's order), so it "
+         "scales the logit they have not lowered yet", FILTER_OPS),
+        ("penalty_tokens=repetition_prompt", "004:284-286", "the repetition penalty counts the "
+         "prompt's tokens too (vLLM), while frequency and presence count the output only",
+         FILTER_OPS),
+        ("penalty_tokens=prompt", "004:284-286", "every penalty counts the prompt's tokens and "
+         "the output's, the window being the last n of both (llama.cpp's server, TGI)",
+         FILTER_OPS),
+        ("min_p_scale=unscaled", "004:255-287", "min-p compares the probabilities at T = 1, "
+         "before temperature (llama.cpp's chain, mlx-lm)", FILTER_OPS),
+        ("min_p_order=first", "004:255-287", "min-p is applied first, and top-p measures the "
+         "mass renormalized over the tokens min-p keeps (vLLM's order)", FILTER_OPS),
+        ("min_p_boundary=remove_equal", "004:255-287", "min-p removes a token whose p equals "
+         "min_p times the largest (a <= where ours is <)", FILTER_OPS),
     ))
 BY_NAME = {r.name: r for r in READINGS}
 BY_RULE = {r.rule: r for r in READINGS if r.rule}
@@ -515,9 +530,52 @@ def _keep_count(p: torch.Tensor, ranked: list, params: ref.Params, reading, row,
     return kept
 
 
+def _last_n(p: ref.Params, ids: tuple, v: int) -> torch.Tensor:
+    """How many times each token occurs in the last penalty_last_n of `ids` (-1: all)."""
+    n = len(ids) if p.penalty_last_n < 0 else min(p.penalty_last_n, len(ids))
+    counts = torch.zeros(v, dtype=torch.int64)
+    for i in ids[len(ids) - n:]:
+        counts[i] += 1
+    return counts
+
+
+def _engine_penalties(x: torch.Tensor, p: ref.Params, reading) -> torch.Tensor:
+    """The penalties as another engine applies them (PENALTY_AXIS_READINGS): the repetition
+    penalty first, each step rounded to float32; or the prompt's tokens counted, by the
+    repetition penalty or by all three."""
+    v = x.shape[0]
+    ref.penalty_counts(p, v)  # the checks, as the rule makes them
+    with_prompt = p.prompt_ids + p.output_ids
+    counts = _last_n(p, with_prompt if reading == "penalty_tokens=prompt" else p.output_ids, v)
+    repeats = _last_n(p, with_prompt, v) if reading == "penalty_tokens=repetition_prompt" \
+        else counts
+    additive = torch.where(counts > 0, counts.double() * p.frequency_penalty
+                           + p.presence_penalty, torch.zeros(v, dtype=torch.float64))
+    r = p.repetition_penalty
+
+    def repeated(y):
+        return torch.where(repeats > 0, torch.where(y < 0, y * r, y / r).float().double(), y)
+
+    y = x.double()
+    if reading == "penalty_order=repetition_first":
+        y = (repeated(y) - additive).float().double()
+    else:
+        y = repeated((y - additive).float().double())
+    finite = ~torch.isinf(x)
+    return ref.overflow_checked(torch.where(finite, y.float(), x),
+                                ((counts > 0) | (repeats > 0)) & finite)
+
+
+# Other engines' penalties (oracle/sieve.h, penalty_order and penalty_tokens).
+PENALTY_AXIS_READINGS = ("penalty_order=repetition_first", "penalty_tokens=repetition_prompt",
+                         "penalty_tokens=prompt")
+
+
 def _penalized(x: torch.Tensor, p: ref.Params, reading) -> torch.Tensor:
-    """Seed 004's penalties as the reading computes them: the rule's (reference.py), or with one
-    of the misreadings of PENALTY_READINGS."""
+    """Seed 004's penalties as the reading computes them: the rule's (reference.py), another
+    engine's (PENALTY_AXIS_READINGS), or with one of the misreadings of PENALTY_READINGS."""
+    if reading in PENALTY_AXIS_READINGS:
+        return _engine_penalties(x, p, reading)
     if reading not in PENALTY_READINGS:
         return ref.apply_penalties(x, p)
     v = x.shape[0]
@@ -542,13 +600,31 @@ PENALTY_READINGS = ("presence-per-occurrence", "repetition-divides-negative",
                     "penalty-window-ignored", "penalty-ids-ignored")
 
 
-def _min_p_count(probs: torch.Tensor, ranked: list, min_p: float, absolute: bool) -> int:
-    """How many ranks min-p leaves (ours): those whose probability is at least min_p times the
-    largest; they lead the ranking. Misread, those at least min_p itself, and the first always."""
+def _min_p_count(probs: torch.Tensor, ranked: list, min_p: float, reading) -> int:
+    """How many ranks min-p leaves (ours): those down to the first whose probability is below
+    min_p times the largest. Misread, those at least min_p itself, and the first always; under
+    min_p_boundary=remove_equal, down to the first at or below the bar. `probs` are the ones
+    min-p compares (at T = 1 under min_p_scale=unscaled), `ranked` the filters' order."""
     pr = probs[ranked]
-    if absolute:
+    if reading == "min-p-absolute":
         return max(1, int((pr >= min_p).sum()))
-    return int((pr >= min_p * float(pr.max())).sum())
+    bar = min_p * float(pr.max())
+    goes = pr <= bar if reading == "min_p_boundary=remove_equal" else pr < bar
+    goes[0] = False
+    return int(goes.nonzero()[0]) if bool(goes.any()) else len(ranked)
+
+
+def _min_p_first(probs: torch.Tensor, ranked: list, p: ref.Params, reading, row) -> int:
+    """min_p_order=first: min-p on every rank, then top-p and top-k on what it keeps, top-p
+    measuring the mass renormalized over it (the oracle's variant divides each mass before by
+    the kept total)."""
+    m = _min_p_count(probs, ranked, p.min_p, reading)
+    if m == len(ranked) or p.top_p >= 1.0:
+        return min(m, _keep_count(probs, ranked, p, None, row))
+    pr = probs[ranked[:m]]
+    before = torch.cat([torch.zeros(1, dtype=torch.float64), torch.cumsum(pr, 0)[:-1]])
+    kept = int((before / float(torch.cumsum(pr, 0)[-1]) <= p.top_p).sum())
+    return kept if p.top_k == -1 else min(kept, p.top_k)
 
 
 @dataclass
@@ -594,8 +670,12 @@ def filter_row(logits: torch.Tensor, params: ref.Params, engine: ref.Engine, rea
     kept = 1 if greedy else _keep_count(probs, ranked, p, reading, (s, finite), lanes)
     if reading == "t0-argmax" and params.temperature < ref.SAMPLING_EPS:
         kept = 1
-    if p.min_p > 0.0:
-        kept = min(kept, _min_p_count(probs, ranked, p.min_p, reading == "min-p-absolute"))
+    if p.min_p > 0.0 and reading == "min_p_order=first" and not greedy:
+        kept = _min_p_first(probs, ranked, p, reading, (s, finite))
+    elif p.min_p > 0.0:
+        unscaled = reading == "min_p_scale=unscaled" and not after
+        compared = torch.where(finite, torch.softmax(x.double(), 0), 0.0) if unscaled else probs
+        kept = min(kept, _min_p_count(compared, ranked, p.min_p, reading))
     if reading == "raw-logprobs":
         kept = len(ranked)
     masked = torch.full_like(s64, -math.inf)

@@ -76,6 +76,15 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "penalty-window-ignored": any(p.penalty_last_n != -1 and p.output_ids for p in params),
         "penalty-ids-ignored": counted or any(p.prompt_ids for p in params),
         "min-p-absolute": any(p.min_p > 0.0 for p in params),
+        "penalty_order=repetition_first": any(
+            p.output_ids and p.repetition_penalty != 1.0 and
+            (p.frequency_penalty != 0.0 or p.presence_penalty != 0.0) for p in params),
+        "penalty_tokens=repetition_prompt": any(p.prompt_ids and p.repetition_penalty != 1.0
+                                                for p in params),
+        "penalty_tokens=prompt": any(p.prompt_ids for p in params),
+        "min_p_scale=unscaled": any(p.min_p > 0.0 and p.temperature != 1.0 for p in params),
+        "min_p_order=first": any(p.min_p > 0.0 and p.top_p < 1.0 for p in params),
+        "min_p_boundary=remove_equal": any(p.min_p > 0.0 for p in params),
     }.get(reading.name, True)
 
 

@@ -26,7 +26,9 @@
  * Other engines' rules (sieve_rule, ENGINES.md) change steps 1-4 only where
  * their axes say: the rank key, the order of the cuts, top-p left out, the boundary, which
  * tied tokens a cut keeps, top_p = 1 as a float32 comparison, and temperature
- * after the filters, division by T. With SIEVE_RULE_DEEPINFER every branch takes the spec's way.
+ * after the filters, division by T, and min-p's probabilities (at T = 1), place (first, top-p
+ * then measuring the mass it keeps) and boundary (p = min_p * the largest removed).
+ * With SIEVE_RULE_DEEPINFER every branch takes the spec's way.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +44,7 @@ typedef struct filter_work {
   double max;             /* the largest scaled logit */
   const sieve_rule *rule; /* DeepInfer's, or another engine's (ENGINES.md) */
   int by_logit;           /* ranked by the scaled logit (rank_key logit) */
+  double *unscaled;       /* p at T = 1 by token, where min-p compares it (min_p_scale); or NULL */
 } filter_work;
 
 SIEVE__ROW_LOOP
@@ -278,37 +281,91 @@ static size_t top_k_keep(filter_work *w, size_t kept, int64_t top_k) {
   return cut_ties(w, (size_t)top_k, kept, SIEVE_AXIS_TOPK_TIES);
 }
 
-/* Steps 3 and 4 in the rule's order: DeepInfer cuts one order on the full distribution. With
- * top_p = 1 and top-k off no rule removes a token (the float32 tail needs a top-k). */
-static size_t cuts_keep(filter_work *w, const sieve_params *p, double *margin) {
-  *margin = INFINITY;
-  if (p->top_p >= 1.0 && p->top_k == -1)
-    return w->n_ranked;
-  if (SIEVE__AXIS(w->rule, TOPP_SCOPE, topp_scope) != SIEVE_TOPP_SCOPE_AFTER_TOPK)
-    return top_k_keep(w, top_p_cut(w, w->n_ranked, p, 1.0, margin), p->top_k);
-  size_t k = top_k_keep(w, w->n_ranked, p->top_k);
+/* The mass of the first n ranks, summed in rank order. */
+static double mass_of(const filter_work *w, size_t n) {
   double mass = 0.0;
-  for (size_t r = 0; r < k; r++)
+  for (size_t r = 0; r < n; r++)
     mass += w->ranked[r].key;
-  return top_p_cut(w, k, p, mass, margin);
+  return mass;
 }
 
-/* Min-p on the first n ranks: the ranks whose p is >= min_p times the first's, and the margin
- * of the closest decision as a share of the first's p. The first rank always stays, and so do
- * its equals (min_p <= 1); a run of ties stays or goes whole. Every rule cuts it last: on the
- * kept set renormalized, the ratios to the largest are the same. */
+/* Steps 3 and 4 in the rule's order on the first n ranks, top-p measuring mass as a share of
+ * `total`: DeepInfer cuts one order on the full distribution (n all ranks, total 1). With
+ * top_p = 1 and top-k off no rule removes a token (the float32 tail needs a top-k). */
+static size_t cuts_keep(filter_work *w, const sieve_params *p, size_t n, double total,
+                        double *margin) {
+  *margin = INFINITY;
+  if (p->top_p >= 1.0 && p->top_k == -1)
+    return n;
+  if (SIEVE__AXIS(w->rule, TOPP_SCOPE, topp_scope) != SIEVE_TOPP_SCOPE_AFTER_TOPK)
+    return top_k_keep(w, top_p_cut(w, n, p, total, margin), p->top_k);
+  size_t k = top_k_keep(w, n, p->top_k);
+  return top_p_cut(w, k, p, mass_of(w, k), margin);
+}
+
+/* The p min-p compares at rank r: the filters' own, or under min_p_scale = unscaled the p at
+ * T = 1. */
+static double min_p_key(const filter_work *w, size_t r) {
+  return w->unscaled ? w->unscaled[w->ranked[r].id] : w->ranked[r].key;
+}
+
+/* Whether min-p removes a p against its bar; p = bar stays (ours) unless the rule removes it. */
+static int min_p_removes(const filter_work *w, double key, double bar) {
+  if (key != bar)
+    return key < bar;
+  return SIEVE__AXIS(w->rule, MIN_P_BOUNDARY, min_p_boundary) == SIEVE_MIN_P_BOUNDARY_REMOVE_EQUAL;
+}
+
+/* Min-p on the first n ranks: the ranks down to the first whose p is below min_p times the
+ * largest, and the margin of the closest decision as a share of the largest p. The first rank
+ * always stays, and so do its equals (min_p <= 1); a run of ties stays or goes whole. Cut last,
+ * it gives the same set on the kept ranks renormalized: the ratios to the largest are the same. */
 static size_t min_p_keep(const filter_work *w, size_t n, double min_p, double *margin) {
   *margin = INFINITY;
   if (min_p == 0.0)
     return n;
-  const double largest = w->ranked[0].key, bar = min_p * largest;
+  double largest = 0.0; /* the first rank's p, or the largest at T = 1 */
+  for (size_t r = 0; r < w->n_ranked; r++)
+    largest = fmax(largest, min_p_key(w, r));
+  const double bar = min_p * largest;
   size_t kept = 1;
-  while (kept < n && !(w->ranked[kept].key < bar))
+  while (kept < n && !min_p_removes(w, min_p_key(w, kept), bar))
     kept++;
-  *margin = fabs(w->ranked[kept - 1].key - bar) / largest;
+  *margin = fabs(min_p_key(w, kept - 1) - bar) / largest;
   if (kept < n)
-    *margin = fmin(*margin, fabs(w->ranked[kept].key - bar) / largest);
+    *margin = fmin(*margin, fabs(min_p_key(w, kept) - bar) / largest);
   return kept;
+}
+
+/* Steps 3 and 4 and min-p: the smallest of their sets (ours), or under min_p_order = first
+ * min-p on every rank, then the cuts on what it keeps, top-p measuring the mass renormalized
+ * over it. margins[0] is top-p's, margins[1] min-p's. */
+static size_t filters_keep(filter_work *w, const sieve_params *p, double margins[2]) {
+  if (p->min_p > 0.0 && p->top_p < 1.0) {
+    const size_t m = min_p_keep(w, w->n_ranked, p->min_p, &margins[1]);
+    if (m < w->n_ranked &&
+        SIEVE__AXIS(w->rule, MIN_P_ORDER, min_p_order) == SIEVE_MIN_P_ORDER_FIRST)
+      return cuts_keep(w, p, m, mass_of(w, m), &margins[0]);
+  }
+  return min_p_keep(w, cuts_keep(w, p, w->n_ranked, 1.0, &margins[0]), p->min_p, &margins[1]);
+}
+
+/* Under min_p_scale = unscaled, where temperature scales the filters' row: the p of each token
+ * at T = 1, from the row before scaling (the softmax's exps and lane sums, as step 1's). */
+static int keep_unscaled(filter_work *w, size_t vocab, const sieve_params *p, int after) {
+  if (p->min_p == 0.0 || after || p->temperature == 1.0 ||
+      SIEVE__AXIS(w->rule, MIN_P_SCALE, min_p_scale) != SIEVE_MIN_P_SCALE_UNSCALED)
+    return 0;
+  double max;
+  int rc = sieve__scaled_max(w->scaled, vocab, 1.0f, &max, NULL);
+  if (rc == 0 && !(w->unscaled = malloc(vocab * sizeof *w->unscaled)))
+    rc = SIEVE_ENOMEM;
+  if (rc != 0)
+    return rc;
+  const double total = sieve__exp_sum(w->scaled, vocab, 1.0f, max, w->unscaled);
+  for (size_t i = 0; i < vocab; i++)
+    w->unscaled[i] /= total;
+  return 0;
 }
 
 /* Step 5: log_softmax over the kept set, the first `kept` ranks. Shared with the fast path. */
@@ -363,7 +420,9 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
   memcpy(w->scaled, logits, vocab * sizeof *logits);
   int rc = sieve__apply_engine(engine, w->scaled, vocab);
   if (rc == 0)
-    rc = sieve__apply_penalties(p->penalties, w->scaled, vocab);
+    rc = sieve__apply_penalties(w->rule, p->penalties, w->scaled, vocab);
+  if (rc == 0)
+    rc = keep_unscaled(w, vocab, p, after);
   if (rc == 0)
     rc = scale(w->rule, w->scaled, vocab, after ? 1.0 : p->temperature, &w->max);
   if (rc != 0)
@@ -372,7 +431,7 @@ static int filter_row(filter_work *w, const float *logits, size_t vocab, const s
   double margins[2] = {INFINITY, INFINITY}; /* top-p's, min-p's */
   size_t kept = 1;
   if (!greedy)
-    kept = min_p_keep(w, cuts_keep(w, p, &margins[0]), p->min_p, &margins[1]);
+    kept = filters_keep(w, p, margins);
   if (after && !greedy && (rc = rescale(w, vocab, p->temperature)) != 0)
     return rc;
   log_softmax_kept(w, kept, vocab, logprobs);
@@ -413,6 +472,7 @@ fail:
   free(w.scaled);
   free(w.expd);
   free(w.ranked);
+  free(w.unscaled);
   return rc;
 }
 

@@ -34,9 +34,10 @@ double sieve__to_float32(double x);
  * the parameter and logit checks, where the sampler meets the row); 0 otherwise. */
 int sieve__check_top_k_vocab(const sieve_rule *rule, const sieve_params *checked, size_t vocab);
 
-/* Step 1 of seed 004 in place (penalties.c): the penalties of the counted output tokens, after
+/* Step 1 of seed 004 in place (penalties.c) under `rule`: the penalties of the counted tokens, after
  * the engine options; 0 or an error code. Nothing is done when pen is NULL. */
-int sieve__apply_penalties(const sieve_penalties *pen, float *row, size_t vocab);
+int sieve__apply_penalties(const sieve_rule *rule, const sieve_penalties *pen, float *row,
+                           size_t vocab);
 
 /* Sorts by key descending, ties by token id ascending: a total order, so the sort is stable. */
 void sieve__rank(sieve__ranked *items, size_t n);

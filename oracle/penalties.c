@@ -14,6 +14,10 @@
  * The prompt's tokens are not counted. An output id outside [0, V) is SIEVE_EOUTPUTTOKEN, then
  * a prompt id outside it SIEVE_EPROMPTTOKEN, counted or not; a finite logit whose penalized value
  * is not finite in float32 is SIEVE_EOVERFLOW.
+ * Other engines' rules (ENGINES.md): the repetition penalty first, then the additive ones, each
+ * step rounded to float32 (penalty_order); the prompt's tokens counted by the repetition penalty
+ * or by every penalty, the window then being the last last_n of the prompt and the output
+ * (penalty_tokens).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,44 +37,96 @@ static int any_outside(const int64_t *ids, size_t n, size_t vocab) {
   return 0;
 }
 
-/* How many of the last output tokens count. */
-static size_t counted(const sieve_penalties *pen) {
-  if (pen->last_n < 0 || (uint64_t)pen->last_n > pen->n_output)
-    return pen->n_output;
+/* How many of the last of `total` tokens the window counts. */
+static size_t window(const sieve_penalties *pen, size_t total) {
+  if (pen->last_n < 0 || (uint64_t)pen->last_n > total)
+    return total;
   return (size_t)pen->last_n;
 }
 
-static int penalize(const sieve_penalties *pen, float *row, int64_t id, size_t count) {
+/* The ids a penalty counts, sorted: the window's share of the output, after the prompt's when
+ * `with_prompt`. *ids is NULL when there are none. */
+static int gather(const sieve_penalties *pen, int with_prompt, int64_t **ids, size_t *n) {
+  const size_t prompt = with_prompt ? pen->n_prompt : 0;
+  *n = window(pen, prompt + pen->n_output);
+  *ids = NULL;
+  if (*n == 0)
+    return 0;
+  if (!(*ids = malloc(*n * sizeof **ids)))
+    return SIEVE_ENOMEM;
+  const size_t from_output = *n < pen->n_output ? *n : pen->n_output;
+  const size_t from_prompt = *n - from_output;
+  memcpy(*ids, pen->prompt + (prompt - from_prompt), from_prompt * sizeof **ids);
+  memcpy(*ids + from_prompt, pen->output + (pen->n_output - from_output),
+         from_output * sizeof **ids);
+  qsort(*ids, *n, sizeof **ids, by_token);
+  return 0;
+}
+
+/* How many times `id` starts ids[*at..n), which moves past them. */
+static size_t take(const int64_t *ids, size_t n, size_t *at, int64_t id) {
+  const size_t from = *at;
+  while (*at < n && ids[*at] == id)
+    (*at)++;
+  return *at - from;
+}
+
+static double repeated(const sieve_penalties *pen, double logit) {
+  return sieve__to_float32(logit < 0.0 ? logit * pen->repetition : logit / pen->repetition);
+}
+
+/* One token's logit, counted `count` times by the additive penalties and `repeats` by the
+ * repetition penalty. */
+static int penalize(const sieve_rule *rule, const sieve_penalties *pen, float *row, int64_t id,
+                    size_t count, size_t repeats) {
   if (row[id] == -INFINITY)
     return 0;
-  const double additive = (double)count * pen->frequency + pen->presence;
-  const double shifted = sieve__to_float32((double)row[id] - additive);
-  row[id] = (float)sieve__to_float32(shifted < 0.0 ? shifted * pen->repetition
-                                                   : shifted / pen->repetition);
+  const double additive = count ? (double)count * pen->frequency + pen->presence : 0.0;
+  const int scales = repeats && pen->repetition != 1.0;
+  double logit = row[id];
+  if (scales && additive != 0.0 &&
+      SIEVE__AXIS(rule, PENALTY_ORDER, penalty_order) == SIEVE_PENALTY_ORDER_REPETITION_FIRST)
+    logit = sieve__to_float32(repeated(pen, logit) - additive);
+  else {
+    logit = sieve__to_float32(logit - additive);
+    logit = scales ? repeated(pen, logit) : logit;
+  }
+  row[id] = (float)logit;
   return isfinite(row[id]) ? 0 : SIEVE_EOVERFLOW;
 }
 
-int sieve__apply_penalties(const sieve_penalties *pen, float *row, size_t vocab) {
+/* The penalties of the tokens in a (counted by the additive penalties) or r (by the repetition
+ * one), both sorted, in token order. */
+static int penalize_all(const sieve_rule *rule, const sieve_penalties *pen, float *row,
+                        const int64_t *a, size_t na, const int64_t *r, size_t nr) {
+  int rc = 0;
+  for (size_t i = 0, j = 0; rc == 0 && (i < na || j < nr);) {
+    const int64_t id = j == nr || (i < na && a[i] <= r[j]) ? a[i] : r[j];
+    const size_t count = take(a, na, &i, id);
+    rc = penalize(rule, pen, row, id, count, take(r, nr, &j, id));
+  }
+  return rc;
+}
+
+int sieve__apply_penalties(const sieve_rule *rule, const sieve_penalties *pen, float *row,
+                           size_t vocab) {
   if (!pen)
     return 0;
   int rc = any_outside(pen->output, pen->n_output, vocab) ? SIEVE_EOUTPUTTOKEN : 0;
   if (rc == 0 && any_outside(pen->prompt, pen->n_prompt, vocab))
     rc = SIEVE_EPROMPTTOKEN;
-  const size_t n = counted(pen);
-  if (rc != 0 || n == 0)
+  if (rc != 0)
     return rc;
-  int64_t *ids = malloc(n * sizeof *ids);
-  if (!ids)
-    return SIEVE_ENOMEM;
-  memcpy(ids, pen->output + (pen->n_output - n), n * sizeof *ids);
-  qsort(ids, n, sizeof *ids, by_token);
-  for (size_t i = 0; rc == 0 && i < n;) {
-    size_t end = i + 1;
-    while (end < n && ids[end] == ids[i])
-      end++;
-    rc = penalize(pen, row, ids[i], end - i);
-    i = end;
-  }
-  free(ids);
+  const int tokens = pen->n_prompt ? SIEVE__AXIS(rule, PENALTY_TOKENS, penalty_tokens)
+                                   : SIEVE_PENALTY_TOKENS_OUTPUT;
+  int64_t *a = NULL, *r = NULL;
+  size_t na, nr;
+  rc = gather(pen, tokens == SIEVE_PENALTY_TOKENS_PROMPT, &a, &na);
+  if (rc == 0 && tokens == SIEVE_PENALTY_TOKENS_REPETITION_PROMPT)
+    rc = gather(pen, 1, &r, &nr);
+  if (rc == 0)
+    rc = penalize_all(rule, pen, row, a, na, r ? r : a, r ? nr : na);
+  free(a);
+  free(r);
   return rc;
 }

@@ -175,7 +175,12 @@ typedef struct sieve_engine {
   X(SPEC_ACCEPT, spec_accept, "the accept test of a draft token")                      \
   X(SPEC_Q_ZERO, spec_q_zero, "a draft token its own draft row removed (q = 0)")       \
   X(SPEC_Q, spec_q, "the q of the accept test and the residual")                       \
-  X(SPEC_EMPTY_RESIDUAL, spec_empty_residual, "a rejection whose max(p - q, 0) is all 0")
+  X(SPEC_EMPTY_RESIDUAL, spec_empty_residual, "a rejection whose max(p - q, 0) is all 0")   \
+  X(PENALTY_ORDER, penalty_order, "the order of the additive and the repetition penalty")    \
+  X(PENALTY_TOKENS, penalty_tokens, "the tokens each penalty counts")                        \
+  X(MIN_P_SCALE, min_p_scale, "the probabilities min-p compares")                            \
+  X(MIN_P_ORDER, min_p_order, "where min-p cuts beside top-p and top-k")                     \
+  X(MIN_P_BOUNDARY, min_p_boundary, "the min-p boundary")
 
 #define SIEVE_RANK_KEY_VALUES(V)                                                                 \
   V(RANK_KEY, PROBABILITY, "probability", "the float64 probability: tokens whose probability "   \
@@ -307,6 +312,40 @@ typedef struct sieve_engine {
   V(SPEC_EMPTY_RESIDUAL, FIRST_TOKEN, "first_token", "token 0, whether p keeps it or not")  \
   V(SPEC_EMPTY_RESIDUAL, LAST_TOKEN, "last_token", "the vocabulary's last token, whether p " \
                                                    "keeps it or not")
+
+#define SIEVE_PENALTY_ORDER_VALUES(V)                                                        \
+  V(PENALTY_ORDER, ADDITIVE_FIRST, "additive_first", "c * frequency + presence is "          \
+                                                     "subtracted, then the repetition "      \
+                                                     "penalty divides or multiplies")        \
+  V(PENALTY_ORDER, REPETITION_FIRST, "repetition_first", "the repetition penalty divides or " \
+                                                         "multiplies the logit, then "        \
+                                                         "c * frequency + presence is "       \
+                                                         "subtracted")
+
+#define SIEVE_PENALTY_TOKENS_VALUES(V)                                                         \
+  V(PENALTY_TOKENS, OUTPUT, "output", "every penalty counts the output tokens only")          \
+  V(PENALTY_TOKENS, REPETITION_PROMPT, "repetition_prompt", "the repetition penalty counts "  \
+                                                            "the prompt's tokens too; "       \
+                                                            "frequency and presence the "     \
+                                                            "output only")                    \
+  V(PENALTY_TOKENS, PROMPT, "prompt", "every penalty counts the prompt's tokens and the "     \
+                                      "output's; the window is the last n of both")
+
+#define SIEVE_MIN_P_SCALE_VALUES(V)                                                            \
+  V(MIN_P_SCALE, SCALED, "scaled", "the probabilities after temperature")                     \
+  V(MIN_P_SCALE, UNSCALED, "unscaled", "the probabilities at T = 1 (min-p before temperature)")
+
+#define SIEVE_MIN_P_ORDER_VALUES(V)                                                            \
+  V(MIN_P_ORDER, WITH_FILTERS, "with_filters", "min-p, top-p and top-k cut one ranking of "   \
+                                               "the full distribution; the smallest set "     \
+                                               "stays")                                       \
+  V(MIN_P_ORDER, FIRST, "first", "min-p first; top-p measures the mass renormalized over "    \
+                                 "the tokens min-p keeps")
+
+#define SIEVE_MIN_P_BOUNDARY_VALUES(V)                                                         \
+  V(MIN_P_BOUNDARY, KEEP_EQUAL, "keep_equal", "a token goes when p < min_p * the largest p")  \
+  V(MIN_P_BOUNDARY, REMOVE_EQUAL, "remove_equal", "a token goes when p <= min_p * the "       \
+                                                  "largest p; the first rank stays")
 
 #define SIEVE__VALUE_ENUM(axis, value, name, what) SIEVE_##axis##_##value,
 #define SIEVE__AXIS_ENUM(AXIS, field, what) \

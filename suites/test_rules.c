@@ -525,6 +525,103 @@ Test(rules, the_float32_tail_cut_in_a_run_of_tied_zeros_takes_the_top_p_tie_choi
 #include "engines/fingerprint.h"
 #include "engines/profiles.h"
 
+/* ------------------------------------------------ the penalties and min-p */
+
+static filtered run_rule_params(const sieve_rule *rule, const float *logits, size_t v,
+                                const sieve_params *p) {
+  filtered f;
+  f.rc = sieve_filter_rule(rule, logits, v, p, NULL, f.lp, &f.info);
+  return f;
+}
+
+/* The one token top_k 1 keeps, or -1. */
+static int64_t first_kept(const filtered *f) {
+  for (size_t i = 0; f->rc == 0 && i < MAX_V; i++)
+    if (f->info.kept == 1 && is_kept(f, i))
+      return (int64_t)i;
+  return -1;
+}
+
+Test(rules, vllm_the_repetition_penalty_first_scales_a_logit_the_additive_ones_have_not_lowered) {
+  const float row[3] = {2.0f, 0.25f, -1.0f};
+  const int64_t output[1] = {0};
+  sieve_penalties pen = {0.0, 1.0, 2.0, -1, output, 1, NULL, 0};
+  sieve_params p = {1.0, 1.0, 1, 0.0, &pen};
+  uint32_t consulted = 0;
+  sieve_rule ours = {.consulted = &consulted}, vllm = ours;
+  vllm.penalty_order = SIEVE_PENALTY_ORDER_REPETITION_FIRST;
+  filtered a = run_rule_params(&ours, row, 3, &p), b = run_rule_params(&vllm, row, 3, &p);
+  cr_expect_eq(first_kept(&a), 0, "(2 - 1) / 2 = 0.5 stays above 0.25");
+  cr_expect_eq(first_kept(&b), 1, "2 / 2 - 1 = 0 goes below it");
+  cr_expect(consulted >> SIEVE_AXIS_PENALTY_ORDER & 1);
+  consulted = 0;
+  pen.repetition = 1.0;
+  run_rule_params(&ours, row, 3, &p);
+  cr_expect_not(consulted >> SIEVE_AXIS_PENALTY_ORDER & 1, "no repetition penalty, no order");
+}
+
+Test(rules, the_prompt_counts_for_the_repetition_penalty_or_for_every_penalty_as_the_rule_says) {
+  const float row[3] = {2.0f, 1.5f, -1.0f};
+  const int64_t prompt[1] = {0};
+  sieve_penalties repetition = {0.0, 0.0, 2.0, -1, NULL, 0, prompt, 1};
+  sieve_penalties presence = {0.0, 1.0, 1.0, -1, NULL, 0, prompt, 1};
+  sieve_params by_repetition = {1.0, 1.0, 1, 0.0, &repetition},
+               by_presence = {1.0, 1.0, 1, 0.0, &presence};
+  const int64_t first[3][2] = {{0, 0}, {1, 0}, {1, 1}}; /* by each value: repetition, presence */
+  for (int value = 0; value < SIEVE_PENALTY_TOKENS_COUNT; value++) {
+    sieve_rule r = with(SIEVE_AXIS_PENALTY_TOKENS, value);
+    filtered a = run_rule_params(&r, row, 3, &by_repetition);
+    filtered b = run_rule_params(&r, row, 3, &by_presence);
+    cr_expect_eq(first_kept(&a), first[value][0], "penalty_tokens %d, repetition 2", value);
+    cr_expect_eq(first_kept(&b), first[value][1], "penalty_tokens %d, presence 1", value);
+  }
+}
+
+Test(rules, llama_cpp_the_window_is_the_last_n_of_the_prompt_and_the_output) {
+  const float row[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  const int64_t prompt[2] = {1, 2}, output[1] = {0};
+  sieve_penalties pen = {0.5, 0.0, 1.0, 2, output, 1, prompt, 2};
+  sieve_params p = {1.0, 1.0, -1, 0.0, &pen};
+  sieve_rule server = with(SIEVE_AXIS_PENALTY_TOKENS, SIEVE_PENALTY_TOKENS_PROMPT);
+  sieve_rule ours = SIEVE_RULE_DEEPINFER;
+  filtered a = run_rule_params(&server, row, 4, &p), b = run_rule_params(&ours, row, 4, &p);
+  expect_near(a.lp[1] - a.lp[2], 0.5, 1e-12, "the window holds tokens 2 and 0, not 1");
+  expect_near(a.lp[1] - a.lp[0], 0.5, 1e-12, "token 0 is counted");
+  expect_near(b.lp[1] - b.lp[2], 0.0, 0, "ours counts the output's token 0 alone");
+}
+
+static const float min_p_row[4] = {3.0f, 2.0f, 1.0f, 0.0f}; /* p / p_max 1, 0.37, 0.14, 0.05 */
+
+Test(rules, llama_cpp_min_p_on_the_probabilities_at_t1_keeps_fewer_at_a_high_temperature) {
+  sieve_params hot = {2.0, 1.0, -1, 0.3, NULL}, cold = {1.0, 1.0, -1, 0.3, NULL};
+  uint32_t consulted = 0;
+  sieve_rule unscaled = with(SIEVE_AXIS_MIN_P_SCALE, SIEVE_MIN_P_SCALE_UNSCALED);
+  unscaled.consulted = &consulted;
+  cr_expect_eq(run_rule_params(&unscaled, min_p_row, 4, &hot).info.kept, 2);
+  cr_expect_eq(run_filter_params(min_p_row, 4, &hot, NULL).info.kept, 3, "scaled, 0.37 >= 0.3");
+  consulted = 0;
+  cr_expect_eq(run_rule_params(&unscaled, min_p_row, 4, &cold).info.kept, 2);
+  cr_expect_not(consulted >> SIEVE_AXIS_MIN_P_SCALE & 1, "at T = 1 both scales agree");
+}
+
+Test(rules, vllm_min_p_first_makes_top_p_measure_the_mass_min_p_keeps) {
+  sieve_params p = {1.0, 0.9, -1, 0.1, NULL};
+  sieve_rule first = with(SIEVE_AXIS_MIN_P_ORDER, SIEVE_MIN_P_ORDER_FIRST);
+  cr_expect_eq(run_filter_params(min_p_row, 4, &p, NULL).info.kept, 3, "0.881 of the row before 2");
+  cr_expect_eq(run_rule_params(&first, min_p_row, 4, &p).info.kept, 2,
+               "0.910 of the 3 tokens min-p keeps");
+}
+
+Test(rules, mistral_rs_min_p_removes_a_token_at_its_bar_but_keeps_the_first) {
+  const float row[4] = {0.5f, 2.0f, 2.0f, 1.0f};
+  sieve_params p = {1.0, 1.0, -1, 1.0, NULL};
+  sieve_rule remove = with(SIEVE_AXIS_MIN_P_BOUNDARY, SIEVE_MIN_P_BOUNDARY_REMOVE_EQUAL);
+  filtered ours = run_filter_params(row, 4, &p, NULL),
+           mistral = run_rule_params(&remove, row, 4, &p);
+  cr_expect(ours.info.kept == 2 && is_kept(&ours, 1) && is_kept(&ours, 2));
+  cr_expect(mistral.info.kept == 1 && is_kept(&mistral, 1));
+}
+
 Test(profiles, every_choice_names_its_source_or_why_it_is_unconfirmed) {
   for (const engine_profile *p = profiles; p->name; p++)
     for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {

@@ -87,7 +87,15 @@ def formula_cases():
         c(f"{F}/repetition-after-the-additive-penalties", F, FORMULA,
           "Presence 0.5 then repetition 2 on token 0: (1.0 - 0.5) / 2 = 0.25, not 1.0 / 2 - 0.5 "
           "= 0.", signed, rest=P(presence_penalty=0.5, repetition_penalty=2.0,
-                                  output_ids=(0,))),
+                                  output_ids=(0,)), axis="penalty_order",
+          separates=("penalty_order=repetition_first",)),
+        c(f"{F}/repetition-after-the-additive-penalties-changes-what-top-k-keeps", F, FORMULA,
+          "Presence 1.0 then repetition 2 on token 0 of [2.0, 0.25, -1.0]: (2.0 - 1.0) / 2 = "
+          "0.5 stays above token 1, so top_k 1 keeps token 0; the repetition penalty first "
+          "gives 2.0 / 2 - 1.0 = 0.0, below it.",
+          [2.0, 0.25, -1.0], 1.0, 1.0, 1, rest=P(presence_penalty=1.0, repetition_penalty=2.0,
+                                                output_ids=(0,)),
+          axis="penalty_order", separates=("penalty_order=repetition_first",)),
         c(f"{F}/repetition-sees-the-sign-after-the-additive-penalties", F, FORMULA,
           "Presence 0.75 then repetition 2 on token 2: 0.5 - 0.75 = -0.25 is multiplied, to "
           "-0.5.", signed, rest=P(presence_penalty=0.75, repetition_penalty=2.0,
@@ -99,7 +107,13 @@ def formula_cases():
         c(f"{F}/prompt-tokens-are-not-counted", F, FORMULA,
           "Prompt ids [0, 0] with presence 1.0 and no output: nothing is penalized, top_k 1 "
           "keeps token 0.", ROW, 1.0, 1.0, 1,
-          rest=P(presence_penalty=1.0, prompt_ids=(0, 0))),
+          rest=P(presence_penalty=1.0, prompt_ids=(0, 0)), axis="penalty_tokens",
+          separates=("penalty_tokens=prompt",)),
+        c(f"{F}/prompt-tokens-are-not-counted-by-repetition", F, FORMULA,
+          "Prompt ids [0] with repetition 2 and no output: nothing is penalized, so top_k 1 "
+          "keeps token 0 (2.0), not token 1 (1.5 above 2.0 / 2).", ROW, 1.0, 1.0, 1,
+          rest=P(repetition_penalty=2.0, prompt_ids=(0,)), axis="penalty_tokens",
+          separates=("penalty_tokens=repetition_prompt", "penalty_tokens=prompt")),
     ]
 
 
@@ -114,6 +128,12 @@ def window_cases():
                      f"penalty_last_n {n} over output [0, 1, 0, 2] with frequency 0.5 counts "
                      f"{what}.", ROW, rest=P(frequency_penalty=0.5, penalty_last_n=n,
                                             output_ids=output)))
+    out.append(c(f"{F}/the-window-does-not-reach-into-the-prompt", F, FORMULA,
+                 "penalty_last_n 2 over prompt [1] and output [0] with frequency 0.5 counts "
+                 "token 0 alone: logits 1.5, 1.5, 1.0, 0.0.", ROW,
+                 rest=P(frequency_penalty=0.5, penalty_last_n=2, output_ids=(0,),
+                        prompt_ids=(1,)), axis="penalty_tokens",
+                 separates=("penalty_tokens=prompt",)))
     return out
 
 
@@ -132,19 +152,26 @@ def min_p_cases():
     out += [
         c(f"{F}/min-p-on-scaled-probabilities", F, at,
           "min_p 0.3 at T 2 keeps tokens 0, 1 and 2: scaled, p / p_max is 1, 0.61, 0.37, 0.22.",
-          MIN_P_ROW, 2.0, rest=P(min_p=0.3)),
+          MIN_P_ROW, 2.0, rest=P(min_p=0.3), axis="min_p_scale",
+          separates=("min_p_scale=unscaled",)),
         c(f"{F}/min-p-on-scaled-probabilities-at-low-t", F, at,
           "min_p 0.1 at T 0.5 keeps tokens 0 and 1: scaled, p / p_max is 1, 0.14, 0.02, 0.002.",
-          MIN_P_ROW, 0.5, rest=P(min_p=0.1)),
+          MIN_P_ROW, 0.5, rest=P(min_p=0.1), axis="min_p_scale",
+          separates=("min_p_scale=unscaled",)),
         c(f"{F}/min-p-1-keeps-every-tied-maximum", F, at,
           "min_p 1 keeps tokens 1 and 2, both at the largest logit.", [0.5, 2.0, 2.0, 1.0],
-          rest=P(min_p=1.0)),
+          rest=P(min_p=1.0), axis="min_p_boundary", separates=("min_p_boundary=remove_equal",)),
         c(f"{F}/min-p-and-top-k-keep-the-smaller-set", F, at,
           "min_p 0.1 (3 tokens) and top_k 2: tokens 0 and 1 stay.", MIN_P_ROW, 1.0, 1.0, 2,
           rest=P(min_p=0.1)),
         c(f"{F}/min-p-and-top-p-keep-the-smaller-set", F, at,
           "min_p 0.3 (2 tokens) and top_p 0.9 (3 tokens): tokens 0 and 1 stay.", MIN_P_ROW,
           1.0, 0.9, rest=P(min_p=0.3)),
+        c(f"{F}/top-p-measures-the-whole-distribution-beside-min-p", F, at,
+          "min_p 0.1 keeps 3 tokens; top_p 0.9 keeps token 2 too, as the mass before it is "
+          "0.881 of the whole row (0.910 of the 3 tokens min-p keeps, which would remove it).",
+          MIN_P_ROW, 1.0, 0.9, rest=P(min_p=0.1), axis="min_p_order",
+          separates=("min_p_order=first",)),
         c(f"{F}/min-p-after-the-penalties", F, at,
           "Presence 1.5 on token 0 (3.0 to 1.5), min_p 0.5: tokens 1 and 0 stay (p / p_max 1, "
           "0.61).", MIN_P_ROW, rest=P(min_p=0.5, presence_penalty=1.5, output_ids=(0,))),

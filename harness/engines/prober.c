@@ -94,6 +94,10 @@ static void pr_read_row(row_answer *r, const cJSON *lp) {
 }
 
 row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
+  return pr_filter_row_ids(pr, logits, params, NULL);
+}
+
+row_answer pr_filter_row_ids(prober *pr, const char *logits, const char *params, const char *ids) {
   row_answer r = {0};
   if (!sieve_hello_offers(pr->hello, "filter"))
     return r;
@@ -102,6 +106,10 @@ row_answer pr_filter_row(prober *pr, const char *logits, const char *params) {
   jbuf_raw(&b, logits);
   jbuf_raw(&b, ",\"params\":");
   jbuf_raw(&b, params);
+  if (ids) {
+    jbuf_raw(&b, ",");
+    jbuf_raw(&b, ids);
+  }
   jbuf_raw(&b, "}]}");
   cJSON *answer = b.data && !b.failed ? pr_ask(pr, b.data) : NULL;
   const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(answer, "rows"), 0);

@@ -69,6 +69,9 @@ void pr_rows_free(prober *pr);
 
 /* One filter row (the logits and params as JSON text), as it came back; kept in pr->rows. */
 row_answer pr_filter_row(prober *pr, const char *logits, const char *params);
+/* The same with the token ids the penalties count, as the row's JSON members (say
+ * "\"output_ids\":[0]"); none when `ids` is NULL. */
+row_answer pr_filter_row_ids(prober *pr, const char *logits, const char *params, const char *ids);
 
 /* The kept set as "{1,3}", "1024 tokens" or "an error"; with _ids, long runs as "{0-15,17}". */
 const char *pr_describe(const row_answer *r, char *out, size_t len);

@@ -814,6 +814,168 @@ static mask probe_spec_empty_residual(prober *pr) {
                                         : 0;
 }
 
+/* -------------------------------------------------------- penalties and min-p */
+
+/* Whether the implementation offers every sampling option of `options`; notes why not. */
+static int offered(prober *pr, int axis, const char *options) {
+  if (sieve_hello_offers_options(pr->hello, options))
+    return 1;
+  pr_note(pr, axis, "not offered: hello's sampling_options do not list %s", options);
+  return 0;
+}
+
+/* The additive penalty the probes use: presence where offered, else frequency, which takes one
+ * occurrence alike; NULL when neither is. */
+static const char *additive_option(prober *pr) {
+  return sieve_hello_offers_options(pr->hello, "presence_penalty")    ? "presence_penalty"
+         : sieve_hello_offers_options(pr->hello, "frequency_penalty") ? "frequency_penalty"
+                                                                      : NULL;
+}
+
+/* top_k 1 on a row whose token 0 (2.0) is penalized: 1 when it still comes first, 0 when
+ * token 1 does, -1 when the answer shows neither. */
+static int first_stays(const row_answer *r) {
+  return !r->answered || r->error || r->kept != 1 ? -1 : r->set == 0x1 ? 1 : r->set == 0x2 ? 0 : -1;
+}
+
+#define PENALTY_ROW "[2,1.5,-1]"
+#define ORDER_PENALTY_ROW "[2,0.25,-1]"
+
+/* Token 0 of (2, 0.25, -1) counted once, with 1 subtracted and a repetition penalty of 2:
+ * (2 - 1) / 2 = 0.5 stays first under top_k 1, 2 / 2 - 1 = 0 goes below token 1. First, the
+ * same on (2, 1.5, -1), where both orders put token 1 first: an implementation that keeps
+ * token 0 there does not apply these penalties, and shows no order. */
+static mask probe_penalty_order(prober *pr) {
+  const char *additive = additive_option(pr);
+  if (!additive) {
+    pr_note(pr, SIEVE_AXIS_PENALTY_ORDER,
+            "not offered: hello's sampling_options list neither "
+            "presence_penalty nor frequency_penalty");
+    return ALL(PENALTY_ORDER);
+  }
+  if (!offered(pr, SIEVE_AXIS_PENALTY_ORDER, "repetition_penalty"))
+    return ALL(PENALTY_ORDER);
+  char params[96];
+  snprintf(params, sizeof params, "{\"top_k\":1,\"%s\":1,\"repetition_penalty\":2}", additive);
+  row_answer applied = pr_filter_row_ids(pr, PENALTY_ROW, params, "\"output_ids\":[0]");
+  row_answer order = pr_filter_row_ids(pr, ORDER_PENALTY_ROW, params, "\"output_ids\":[0]");
+  char a[64], b[64];
+  pr_note(pr, SIEVE_AXIS_PENALTY_ORDER,
+          "%s 1 and repetition 2 on token 0, top_k 1: (2, 1.5, -1) keeps %s, (2, 0.25, -1) "
+          "keeps %s",
+          additive, pr_describe(&applied, a, sizeof a), pr_describe(&order, b, sizeof b));
+  if (first_stays(&applied) != 0)
+    return ALL(PENALTY_ORDER);
+  const int stays = first_stays(&order);
+  return stays == 1   ? ONE(PENALTY_ORDER, ADDITIVE_FIRST)
+         : stays == 0 ? ONE(PENALTY_ORDER, REPETITION_FIRST)
+                      : 0;
+}
+
+/* Whether a penalty (its params) on token 0 of (2, 1.5, -1) counted in the prompt alone moves
+ * it below token 1 under top_k 1: 1 counted, 0 not, -1 no answer or a penalty that does not
+ * move it when the output counts it. */
+static int prompt_counted(prober *pr, const char *params, char *note, size_t len) {
+  row_answer output = pr_filter_row_ids(pr, PENALTY_ROW, params, "\"output_ids\":[0]");
+  row_answer prompt =
+      pr_filter_row_ids(pr, PENALTY_ROW, params, "\"output_ids\":[],\"prompt_ids\":[0]");
+  char a[64], b[64];
+  snprintf(note, len, "%s: counted in the output keeps %s, in the prompt %s", params,
+           pr_describe(&output, a, sizeof a), pr_describe(&prompt, b, sizeof b));
+  if (first_stays(&output) != 0)
+    return -1;
+  const int stays = first_stays(&prompt);
+  return stays < 0 ? -1 : !stays;
+}
+
+/* Token 0 in the prompt alone, under a repetition penalty of 2, then under an additive one of
+ * 1: which of them count it tells output (neither), repetition_prompt (the repetition penalty)
+ * and prompt (both). A penalty not offered leaves its part open. */
+static mask probe_penalty_tokens(prober *pr) {
+  const char *additive = additive_option(pr);
+  const int repetition = sieve_hello_offers_options(pr->hello, "repetition_penalty");
+  if (!additive && !repetition) {
+    pr_note(pr, SIEVE_AXIS_PENALTY_TOKENS, "not offered: hello's sampling_options list no penalty");
+    return ALL(PENALTY_TOKENS);
+  }
+  char params[96], by_repetition[256] = "", by_additive[256] = "";
+  mask m = ALL(PENALTY_TOKENS);
+  if (repetition) {
+    int counted = prompt_counted(pr, "{\"top_k\":1,\"repetition_penalty\":2}", by_repetition,
+                                 sizeof by_repetition);
+    m &= counted == 1   ? ONE(PENALTY_TOKENS, REPETITION_PROMPT) | ONE(PENALTY_TOKENS, PROMPT)
+         : counted == 0 ? ONE(PENALTY_TOKENS, OUTPUT)
+                        : ALL(PENALTY_TOKENS);
+  }
+  if (additive) {
+    snprintf(params, sizeof params, "{\"top_k\":1,\"%s\":1}", additive);
+    int counted = prompt_counted(pr, params, by_additive, sizeof by_additive);
+    m &= counted == 1   ? ONE(PENALTY_TOKENS, PROMPT)
+         : counted == 0 ? ONE(PENALTY_TOKENS, OUTPUT) | ONE(PENALTY_TOKENS, REPETITION_PROMPT)
+                        : ALL(PENALTY_TOKENS);
+  }
+  pr_note(pr, SIEVE_AXIS_PENALTY_TOKENS, "token 0 of (2, 1.5, -1), top_k 1; %s%s%s", by_repetition,
+          *by_repetition && *by_additive ? "; " : "", by_additive);
+  return m;
+}
+
+/* (3, 2, 1, 0): p / p_max is 1, 0.37, 0.14, 0.05 at T 1 and 1, 0.61, 0.37, 0.22 at T 2. min_p 0.3
+ * keeps {0, 1} at T 1, and at T 2 {0, 1, 2} on the scaled probabilities or {0, 1} on those at
+ * T 1. The first row shows that min-p applies at all. */
+#define MIN_P_ROW "[3,2,1,0]"
+static mask probe_min_p_scale(prober *pr) {
+  if (!offered(pr, SIEVE_AXIS_MIN_P_SCALE, "min_p"))
+    return ALL(MIN_P_SCALE);
+  row_answer cold = pr_filter_row(pr, MIN_P_ROW, "{\"min_p\":0.3}");
+  row_answer hot = pr_filter_row(pr, MIN_P_ROW, "{\"temperature\":2,\"min_p\":0.3}");
+  char a[64], b[64];
+  pr_note(pr, SIEVE_AXIS_MIN_P_SCALE, "(3, 2, 1, 0) min_p 0.3 keeps %s at T 1, %s at T 2",
+          pr_describe(&cold, a, sizeof a), pr_describe(&hot, b, sizeof b));
+  if (!cold.answered || cold.error || cold.set != 0x3 || !hot.answered)
+    return ALL(MIN_P_SCALE);
+  return hot.set == 0x7   ? ONE(MIN_P_SCALE, SCALED)
+         : hot.set == 0x3 ? ONE(MIN_P_SCALE, UNSCALED)
+                          : 0;
+}
+
+/* p = 0.45, 0.35 and ten of 0.02: min_p 0.2 keeps the first two (0.8 of the mass). top_p 0.5
+ * keeps both where the mass before token 1 is 0.45 of the row, token 0 alone where it is 0.5625
+ * of what min-p kept. The first row shows that min-p applies at all. */
+#define MIN_P_ORDER_ROW                                                                            \
+  "[-0.79850769621777162,-1.0498221244986778,-3.912023005428146,-3.912023005428146,"               \
+  "-3.912023005428146,-3.912023005428146,-3.912023005428146,-3.912023005428146,"                   \
+  "-3.912023005428146,-3.912023005428146,-3.912023005428146,-3.912023005428146]"
+static mask probe_min_p_order(prober *pr) {
+  if (!offered(pr, SIEVE_AXIS_MIN_P_ORDER, "min_p"))
+    return ALL(MIN_P_ORDER);
+  row_answer alone = pr_filter_row(pr, MIN_P_ORDER_ROW, "{\"min_p\":0.2}");
+  row_answer both = pr_filter_row(pr, MIN_P_ORDER_ROW, "{\"min_p\":0.2,\"top_p\":0.5}");
+  char a[64], b[64];
+  pr_note(pr, SIEVE_AXIS_MIN_P_ORDER,
+          "(0.45, 0.35, 0.02 x10): min_p 0.2 keeps %s, with top_p 0.5 %s",
+          pr_describe(&alone, a, sizeof a), pr_describe(&both, b, sizeof b));
+  if (!alone.answered || alone.error || alone.set != 0x3 || !both.answered || topp_ignored(pr))
+    return ALL(MIN_P_ORDER);
+  return both.set == 0x3   ? ONE(MIN_P_ORDER, WITH_FILTERS)
+         : both.set == 0x1 ? ONE(MIN_P_ORDER, FIRST)
+                           : 0;
+}
+
+/* min_p 1 on (0.5, 2, 2, 1): tokens 1 and 2 are both at the largest p, exactly the bar. */
+static mask probe_min_p_boundary(prober *pr) {
+  if (!offered(pr, SIEVE_AXIS_MIN_P_BOUNDARY, "min_p"))
+    return ALL(MIN_P_BOUNDARY);
+  row_answer r = pr_filter_row(pr, "[0.5,2,2,1]", "{\"min_p\":1}");
+  char a[64];
+  pr_note(pr, SIEVE_AXIS_MIN_P_BOUNDARY, "(0.5, 2, 2, 1) min_p 1 keeps %s",
+          pr_describe(&r, a, sizeof a));
+  if (!r.answered || r.error)
+    return ALL(MIN_P_BOUNDARY);
+  return r.set == 0x6   ? ONE(MIN_P_BOUNDARY, KEEP_EQUAL)
+         : r.set == 0x2 ? ONE(MIN_P_BOUNDARY, REMOVE_EQUAL)
+                        : 0;
+}
+
 /* In axis order: a probe may read the verdicts of the axes before it (top-p not applied). */
 mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_RANK_KEY] = probe_rank_key,
@@ -840,6 +1002,11 @@ mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_SPEC_Q_ZERO] = probe_spec_q_zero,
     [SIEVE_AXIS_SPEC_Q] = probe_spec_q,
     [SIEVE_AXIS_SPEC_EMPTY_RESIDUAL] = probe_spec_empty_residual,
+    [SIEVE_AXIS_PENALTY_ORDER] = probe_penalty_order,
+    [SIEVE_AXIS_PENALTY_TOKENS] = probe_penalty_tokens,
+    [SIEVE_AXIS_MIN_P_SCALE] = probe_min_p_scale,
+    [SIEVE_AXIS_MIN_P_ORDER] = probe_min_p_order,
+    [SIEVE_AXIS_MIN_P_BOUNDARY] = probe_min_p_boundary,
 };
 
 int sieve_fingerprint_has_probe(int axis) {

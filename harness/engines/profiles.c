@@ -51,7 +51,22 @@ const engine_profile profiles[] = {
       A(SPEC_Q) = SEEN("our reading: q is the processed draft row the draft was drawn from (seed "
                        "000:59, dflash.py:329)"),
       A(SPEC_EMPTY_RESIDUAL) =
-          SEEN("our reading: a residual of total 0 is drawn from p (oracle/SPEC.md)")}},
+          SEEN("our reading: a residual of total 0 is drawn from p (oracle/SPEC.md)"),
+      A(PENALTY_ORDER) =
+          SEEN("our reading: seed 004 names only frequency and presence, which add to or "
+               "subtract from the logits (004:264); the repetition penalty scales the result "
+               "(oracle/SPEC.md, Penalties and min-p)"),
+      A(PENALTY_TOKENS) =
+          SEEN("our reading: the output tokens only (oracle/penalties.c; seed 004 counts no "
+               "prompt)"),
+      A(MIN_P_SCALE) =
+          SEEN("our reading: min-p on the scaled probabilities (oracle/SPEC.md; seeds 000 and "
+               "004 have no min-p)"),
+      A(MIN_P_ORDER) =
+          SEEN("our reading: min-p, top-p and top-k cut one ranking of the full distribution "
+               "(oracle/filter.c min_p_keep)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("our reading: p < min_p * the largest goes (oracle/filter.c min_p_removes)")}},
     {"numpy-002",
      "the NumPy sampler of seed 002 (Hugging Face order)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -88,7 +103,12 @@ const engine_profile profiles[] = {
       A(SPEC_ACCEPT) = UNCONFIRMED("seed 002 has no speculative decoding"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("seed 002 has no speculative decoding"),
       A(SPEC_Q) = UNCONFIRMED("seed 002 has no speculative decoding"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 002 has no speculative decoding")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 002 has no speculative decoding"),
+      A(PENALTY_ORDER) = UNCONFIRMED("seed 002 has no penalties"),
+      A(PENALTY_TOKENS) = UNCONFIRMED("seed 002 has no penalties"),
+      A(MIN_P_SCALE) = UNCONFIRMED("seed 002 has no min-p"),
+      A(MIN_P_ORDER) = UNCONFIRMED("seed 002 has no min-p"),
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 002 has no min-p")}},
     {"vllm",
      "vLLM v1, its PyTorch sampler (vllm-project/vllm v0.19.0, 2a69949)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -106,7 +126,10 @@ const engine_profile profiles[] = {
       .draw = SIEVE_DRAW_OWN,
       .spec_accept = SIEVE_SPEC_ACCEPT_LE,
       .spec_q_zero = SIEVE_SPEC_Q_ZERO_REJECT,
-      .spec_empty_residual = SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN},
+      .spec_empty_residual = SIEVE_SPEC_EMPTY_RESIDUAL_FIRST_TOKEN,
+      .penalty_order = SIEVE_PENALTY_ORDER_REPETITION_FIRST,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_REPETITION_PROMPT,
+      .min_p_order = SIEVE_MIN_P_ORDER_FIRST},
      {A(RANK_KEY) = SEEN("apply_top_k_top_p_pytorch: logits.sort(); run: (0,-1000,-2000,-1500) "
                          "top_k 3 keeps {0,1,3}"),
       A(TOPP_SCOPE) = SEEN("vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p_pytorch: "
@@ -150,7 +173,24 @@ const engine_profile profiles[] = {
                        "(argmax proposers) have q = 1"),
       A(SPEC_EMPTY_RESIDUAL) =
           SEEN("same: sample_recovered_tokens_kernel takes the argmax of max(p - q, 0) / "
-               "exponential; recovered_id starts at 0 and an all-zero row keeps the first index")}},
+               "exponential; recovered_id starts at 0 and an all-zero row keeps the first index"),
+      A(PENALTY_ORDER) =
+          SEEN("vllm/model_executor/layers/utils.py apply_penalties: "
+               "apply_repetition_penalties, then logits -= frequency * counts and -= presence "
+               "* mask (2a69949, read)"),
+      A(PENALTY_TOKENS) =
+          SEEN("vllm/_custom_ops.py apply_repetition_penalties_torch: torch.where(prompt_mask "
+               "| output_mask, ...); frequency and presence use the output counts (2a69949, "
+               "read)"),
+      A(MIN_P_SCALE) =
+          SEEN("vllm/v1/sample/sampler.py Sampler.sample: apply_temperature before the "
+               "argmax-invariant processors (MinP) (2a69949, read)"),
+      A(MIN_P_ORDER) =
+          SEEN("same: MinPLogitsProcessor writes -inf before TopKTopPSampler, whose softmax "
+               "renormalizes over what it left (2a69949, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("vllm/v1/sample/logits_processor/builtin.py MinPLogitsProcessor.apply: "
+               "probability_values < max * min_p removed (2a69949, read)")}},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -213,7 +253,24 @@ const engine_profile profiles[] = {
       A(SPEC_Q) = UNCONFIRMED("the kernel takes DraftProbs as the drafter gives them; which q the "
                               "drafters pass was not read"),
       A(SPEC_EMPTY_RESIDUAL) = SEEN("same: final_token = VOCAB_SIZE - 1 when the residual's "
-                                    "running sum never exceeds coin_final * norm_sum = 0")}},
+                                    "running sum never exceeds coin_final * norm_sum = 0"),
+      A(PENALTY_ORDER) =
+          SEEN("python/sglang/srt/sampling/sampling_batch_info.py "
+               "_apply_pre_grammar_logits_transforms: logits.add_(acc_additive_penalties), "
+               "then apply_scaling_penalties (15a4398, read)"),
+      A(PENALTY_TOKENS) =
+          SEEN("penaltylib: every penalizer is fed by cumulate_output_tokens only (15a4398, "
+               "read); with the default overlap scheduler the counts lag one step and take the "
+               "prompt's last token once, which no value names (harness/engines/PENALTIES.md)"),
+      A(MIN_P_SCALE) =
+          SEEN("python/sglang/srt/layers/sampler.py Sampler.forward: "
+               "logits.div_(temperatures), then the softmax and min-p (15a4398, read)"),
+      A(MIN_P_ORDER) =
+          SEEN("same, top_k_top_p_min_p_sampling_from_probs_torch: top-k and top-p on the full "
+               "sorted probs, then probs_sort < probs_sort[:, 0] * min_p (15a4398, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("same: probs_sort < min_p_thresholds removed; flashinfer's kernel keeps probs "
+               ">= pivot (15a4398, read)")}},
     {"hf-transformers",
      "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -229,7 +286,8 @@ const engine_profile profiles[] = {
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
       .draw = SIEVE_DRAW_OWN,
-      .spec_accept = SIEVE_SPEC_ACCEPT_LE},
+      .spec_accept = SIEVE_SPEC_ACCEPT_LE,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_REPETITION_PROMPT},
      {A(RANK_KEY) = SEEN("logits_process.py: TopKLogitsWarper torch.topk(scores), TopPLogitsWarper "
                          "torch.sort(scores)"),
       A(TOPP_SCOPE) = SEEN("src/transformers/generation/utils.py _get_logits_processor: "
@@ -275,7 +333,22 @@ const engine_profile profiles[] = {
       A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED(
           "_speculative_sampling divides clamp(p - q, 0) by its sum, 0 here, and torch.multinomial "
           "rejects the NaN row: an error, which no value of this axis is (c49429e, read; torch "
-          "1.13 here raises on that row, run)")}},
+          "1.13 here raises on that row, run)"),
+      A(PENALTY_ORDER) =
+          UNCONFIRMED("only the repetition penalty is offered (generation/logits_process.py has no "
+                      "frequency or presence processor, c49429e): no order to read"),
+      A(PENALTY_TOKENS) =
+          SEEN("generation/logits_process.py RepetitionPenaltyLogitsProcessor.__call__: "
+               "torch.gather(scores, 1, input_ids), the whole sequence (c49429e, read)"),
+      A(MIN_P_SCALE) =
+          SEEN("generation/utils.py _get_logits_processor: TemperatureLogitsWarper before "
+               "MinPLogitsWarper (c49429e, read)"),
+      A(MIN_P_ORDER) =
+          SEEN("same: MinPLogitsWarper last, against probs.amax of the row top-k and top-p "
+               "left (c49429e, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("generation/logits_process.py MinPLogitsWarper.__call__: probs < min_p * "
+               "top_probs removed (c49429e, read)")}},
     {"transformers.js",
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -285,7 +358,8 @@ const engine_profile profiles[] = {
       .t0_below = SIEVE_T0_BELOW_ZERO_NEGATIVE_SCALES,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_REPETITION_PROMPT},
      {A(RANK_KEY) =
           SEEN("logits_sampler.js MultinomialSampler.sample: topk of the logits; run: {0,1,3}"),
       A(TOPP_SCOPE) = SEEN("src/models/modeling_utils.js _get_logits_processor: the top-p warper "
@@ -327,7 +401,19 @@ const engine_profile profiles[] = {
       A(SPEC_Q) =
           UNCONFIRMED("no speculative verification in its generation loop (not read further)"),
       A(SPEC_EMPTY_RESIDUAL) =
-          UNCONFIRMED("no speculative verification in its generation loop (not read further)")}},
+          UNCONFIRMED("no speculative verification in its generation loop (not read further)"),
+      A(PENALTY_ORDER) = UNCONFIRMED(
+          "only the repetition penalty is offered (src/generation/configuration_utils.js "
+          "GenerationConfig): no order to read"),
+      A(PENALTY_TOKENS) =
+          SEEN("src/generation/logits_process.js RepetitionPenaltyLogitsProcessor._call: new "
+               "Set(input_ids[i]) over all_input_ids, prompt and output (5ed4c5c, which says "
+               "4.2.0; the pinned 4.3.2 not read)"),
+      A(MIN_P_SCALE) = UNCONFIRMED(
+          "min_p is not offered (src/generation/configuration_utils.js GenerationConfig "
+          "has no min_p)"),
+      A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
     {"sglang-004",
      "SGLang as seed 004 describes it",
      {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
@@ -362,7 +448,13 @@ const engine_profile profiles[] = {
       A(SPEC_ACCEPT) = UNCONFIRMED("seed 004 has no speculative decoding"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("seed 004 has no speculative decoding"),
       A(SPEC_Q) = UNCONFIRMED("seed 004 has no speculative decoding"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 004 has no speculative decoding")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("seed 004 has no speculative decoding"),
+      A(PENALTY_ORDER) =
+          UNCONFIRMED("seed 004:284-286 applies frequency and presence only, so no order shows"),
+      A(PENALTY_TOKENS) = UNCONFIRMED("seed 004 does not say which tokens the penalties count"),
+      A(MIN_P_SCALE) = UNCONFIRMED("seed 004 has no min-p"),
+      A(MIN_P_ORDER) = UNCONFIRMED("seed 004 has no min-p"),
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 004 has no min-p")}},
     {"llama.cpp",
      "llama.cpp's default sampler chain (ggml-org/llama.cpp, tag v0.4.0 as node-llama-cpp 3.21.1 "
      "bundles it)",
@@ -377,7 +469,10 @@ const engine_profile profiles[] = {
       .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
       .t0 = SIEVE_T0_ARGMAX,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .penalty_order = SIEVE_PENALTY_ORDER_REPETITION_FIRST,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_PROMPT,
+      .min_p_scale = SIEVE_MIN_P_SCALE_UNSCALED},
      {A(RANK_KEY) = SEEN("src/llama-sampler.cpp: candidates sorted by logit; run: {0,1,3}"),
       A(TOPP_SCOPE) = SEEN("src/llama-sampler.cpp llama_sampler_top_p_apply: softmax over the "
                            "candidates top-k left; common/common.h samplers: top_k before top_p "
@@ -415,8 +510,26 @@ const engine_profile profiles[] = {
       A(SPEC_Q_ZERO) =
           UNCONFIRMED("the library's sampler chain run here has no speculative verifier"),
       A(SPEC_Q) = UNCONFIRMED("the library's sampler chain run here has no speculative verifier"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED(
-          "not read: the library's sampler chain run here has no speculative verifier")}},
+      A(SPEC_EMPTY_RESIDUAL) =
+          UNCONFIRMED("not read: the library's sampler chain run here has no speculative verifier"),
+      A(PENALTY_ORDER) =
+          SEEN("src/llama-sampling.cpp llama_sampler_penalties_apply: logit *= or /= "
+               "penalty_repeat, then -= count * freq + (count > 0) * present (read at 00efb3e; "
+               "the same at 5b4ebc5 in an earlier run)"),
+      A(PENALTY_TOKENS) =
+          SEEN("llama-server replays the prompt into the sampler (common_sampler_accept for "
+               "each prompt token), and llama_sampler_penalties_accept keeps the last "
+               "penalty_last_n accepted: the last n of the prompt and the output (00efb3e, "
+               "read); the library alone counts what its caller accepts"),
+      A(MIN_P_SCALE) =
+          SEEN("common/common.h: the default chain puts MIN_P before TEMPERATURE (00efb3e, "
+               "read)"),
+      A(MIN_P_ORDER) =
+          SEEN("same: min-p after top-k and top-p, against the largest logit left, the row's "
+               "(00efb3e, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("src/llama-sampling.cpp llama_sampler_min_p_apply: logit >= max_logit + logf(p) "
+               "kept, in float32 log space (00efb3e, read)")}},
     {"mlx-lm",
      "MLX-LM make_sampler (ml-explore/mlx-lm)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -429,7 +542,9 @@ const engine_profile profiles[] = {
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .top_k_vocab = SIEVE_TOP_K_VOCAB_ERROR,
       .logprobs = SIEVE_LOGPROBS_RAW,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .penalty_order = SIEVE_PENALTY_ORDER_REPETITION_FIRST,
+      .min_p_scale = SIEVE_MIN_P_SCALE_UNSCALED},
      {A(RANK_KEY) = SEEN(
           "sample_utils.py: argsort / argpartition of the logprobs, which keep the logit order"),
       A(TOPP_SCOPE) = SEEN("mlx_lm/sample_utils.py make_sampler: top-p, min-p, xtc, then top-k, "
@@ -470,7 +585,23 @@ const engine_profile profiles[] = {
                               "(verify_pred == draft_tok), which has no accept test of p and q"),
       A(SPEC_EMPTY_RESIDUAL) =
           UNCONFIRMED("not read; mlx-lm#1085 describes its MTP verifier as an exact match "
-                      "(verify_pred == draft_tok), which has no accept test of p and q")}},
+                      "(verify_pred == draft_tok), which has no accept test of p and q"),
+      A(PENALTY_ORDER) =
+          SEEN("mlx_lm/sample_utils.py make_logits_processors: the repetition penalty, then "
+               "presence, then frequency (d78bf58, read)"),
+      A(PENALTY_TOKENS) =
+          UNCONFIRMED("no value: each penalty counts the last 20 tokens of its own window, which "
+                      "generate_step starts at the prompt's last token (d78bf58, read; "
+                      "harness/engines/PENALTIES.md)"),
+      A(MIN_P_SCALE) =
+          SEEN("mlx_lm/generate.py generate_step: the sampler's filters see logprobs at T = 1; "
+               "categorical_sampling scales last (d78bf58, read)"),
+      A(MIN_P_ORDER) =
+          SEEN("mlx_lm/sample_utils.py make_sampler: top_p, min_p, top_k each on the full "
+               "logprobs, min-p against their max (d78bf58, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("mlx_lm/sample_utils.py apply_min_p: logprobs < top + log(min_p) removed, in "
+               "log space (d78bf58, read)")}},
     {"ollama",
      "Ollama's Go sampler (ollama/ollama sample/, f63eea3; removed in 9db4bdb, after which GGML "
      "models use llama.cpp's chain)",
@@ -514,7 +645,17 @@ const engine_profile profiles[] = {
       A(SPEC_ACCEPT) = UNCONFIRMED("its speculative decoding was not read"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("its speculative decoding was not read"),
       A(SPEC_Q) = UNCONFIRMED("its speculative decoding was not read"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read"),
+      A(PENALTY_ORDER) =
+          UNCONFIRMED("the Go sampler applies no penalty: runner/ollamarunner/runner.go builds "
+                      "sample.NewSampler without them (f63eea3, read)"),
+      A(PENALTY_TOKENS) = UNCONFIRMED("the Go sampler applies no penalty (f63eea3, read)"),
+      A(MIN_P_SCALE) =
+          SEEN("sample/samplers.go Sampler.sample: temperature, softmax, then minP (f63eea3, "
+               "read)"),
+      A(MIN_P_ORDER) = SEEN("same: minP last, against the top token's p (f63eea3, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("sample/transforms.go minP: t.value < maxProb * p removed (f63eea3, read)")}},
     {"tensorrt-llm",
      "TensorRT-LLM's PyTorch TorchSampler on its FlashInfer path (NVIDIA/TensorRT-LLM; the "
      "default sampler_type=auto)",
@@ -565,7 +706,20 @@ const engine_profile profiles[] = {
       A(SPEC_ACCEPT) = UNCONFIRMED("its speculative decoding was not read"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("its speculative decoding was not read"),
       A(SPEC_Q) = UNCONFIRMED("its speculative decoding was not read"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("its speculative decoding was not read"),
+      A(PENALTY_ORDER) =
+          UNCONFIRMED("the TorchSampler ignores the penalties at 053c42c (sampling_utils.py "
+                      "UtilsSamplingParams has none; PR #16485 says they were ignored)"),
+      A(PENALTY_TOKENS) =
+          UNCONFIRMED("the TorchSampler ignores the penalties at 053c42c (sampling_utils.py "
+                      "UtilsSamplingParams has none; PR #16485 says they were ignored)"),
+      A(MIN_P_SCALE) = UNCONFIRMED("the TorchSampler ignores min_p at 053c42c (sampling_utils.py "
+                                   "UtilsSamplingParams has none)"),
+      A(MIN_P_ORDER) = UNCONFIRMED("the TorchSampler ignores min_p at 053c42c (sampling_utils.py "
+                                   "UtilsSamplingParams has none)"),
+      A(MIN_P_BOUNDARY) =
+          UNCONFIRMED("the TorchSampler ignores min_p at 053c42c (sampling_utils.py "
+                      "UtilsSamplingParams has none)")}},
     {"candle",
      "candle's LogitsProcessor as its example CLIs build it (huggingface/candle 2a13b0f: "
      "candle-transformers/src/generation/mod.rs, candle-examples/examples/llama/main.rs)",
@@ -576,7 +730,8 @@ const engine_profile profiles[] = {
       .check_order = SIEVE_CHECK_ORDER_T0_RULE_FIRST,
       .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
       .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_REPETITION_PROMPT},
      {A(RANK_KEY) = SEEN("generation/mod.rs sample_topp, sample_topk: sort and select_nth on the "
                          "float32 probabilities (total_cmp), so float32 underflow ties"),
       A(TOPP_SCOPE) = SEEN("mod.rs sample_topk_topp: top-k, then top-p against the k tokens' "
@@ -615,7 +770,18 @@ const engine_profile profiles[] = {
       A(SPEC_Q_ZERO) = UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)"),
       A(SPEC_Q) = UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)"),
       A(SPEC_EMPTY_RESIDUAL) =
-          UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)")}},
+          UNCONFIRMED("not applicable: candle has no speculative decoding (2a13b0f)"),
+      A(PENALTY_ORDER) =
+          UNCONFIRMED("only the repetition penalty is offered (candle-transformers/src/utils.rs "
+                      "apply_repeat_penalty): no order to read"),
+      A(PENALTY_TOKENS) =
+          SEEN("candle-examples/examples/llama/main.rs: apply_repeat_penalty over "
+               "tokens[start_at..], the last repeat_last_n of the prompt and the output "
+               "(2a13b0f, read)"),
+      A(MIN_P_SCALE) =
+          UNCONFIRMED("min_p is not offered (candle-transformers/src/generation/mod.rs Sampling)"),
+      A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
     {"mistral.rs",
      "mistral.rs's sampler on CPU tensors (EricLBuehler/mistral.rs 9e92262: "
      "mistralrs-core/src/sampler.rs Sampler::sample)",
@@ -628,7 +794,9 @@ const engine_profile profiles[] = {
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
       .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
       .logprobs = SIEVE_LOGPROBS_SCALED,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_REPETITION_PROMPT,
+      .min_p_boundary = SIEVE_MIN_P_BOUNDARY_REMOVE_EQUAL},
      {A(RANK_KEY) = SEEN("sampler.rs partial_sort_top_k: sorts (id, float32 probability) after "
                          "the softmax, so float32 underflow ties"),
       A(TOPP_SCOPE) = SEEN("sampler.rs top_p_cutoff: top_p times the float32 mass of the top k, "
@@ -668,7 +836,22 @@ const engine_profile profiles[] = {
       A(SPEC_Q) = SEEN("sampler.rs speculative_candidate_probs: the draft row through the "
                        "sequence's own sampler (the DFlash drafter picks by argmax)"),
       A(SPEC_EMPTY_RESIDUAL) = SEEN("verifier.rs finish_verified_step_stochastic: a residual that "
-                                    "does not normalize is replaced by p")}},
+                                    "does not normalize is replaced by p"),
+      A(PENALTY_ORDER) =
+          SEEN("mistralrs-core/src/sampler.rs Sampler::apply_freq_pres_rep_penalty: logit - "
+               "count * f - presence, then /= or *= repetition (9e92262, read)"),
+      A(PENALTY_TOKENS) =
+          SEEN("same: seen[] over the whole context for repetition, generated_counts for idx "
+               ">= prompt_len (9e92262, read)"),
+      A(MIN_P_SCALE) =
+          SEEN("mistralrs-core/src/sampler.rs Sampler::sample: logits / temperature, then the "
+               "softmax and min-p (9e92262, read)"),
+      A(MIN_P_ORDER) =
+          SEEN("same, sample_top_kp_min_p: top-k, top-p, then min-p against the top token's p "
+               "(9e92262, read)"),
+      A(MIN_P_BOUNDARY) =
+          SEEN("same: min_p_threshold >= prob removed; min_p >= 1 is off, which no value names "
+               "(9e92262, read)")}},
     {"mlc-llm",
      "MLC-LLM's serve engine sampler (mlc-ai/mlc-llm 79d603f: cpp/serve/sampler/, "
      "python/mlc_llm/compiler_pass/attach_softmax_with_temperature.py); it has no top-k",
@@ -718,7 +901,17 @@ const engine_profile profiles[] = {
                               "before top-p, while the draft is drawn after it"),
       A(SPEC_EMPTY_RESIDUAL) =
           UNCONFIRMED("no value fits: batch_spec_verify.py accepts the draft when the residual's "
-                      "mass is below 1e-7")}},
+                      "mass is below 1e-7"),
+      A(PENALTY_ORDER) =
+          SEEN("python/mlc_llm/compiler_pass/attach_logit_processor.py _apply_penalty_inplace: "
+               "-= presence + count * frequency, then * or / repetition (79d603f, read)"),
+      A(PENALTY_TOKENS) =
+          SEEN("cpp/serve/request_state.cc RequestModelStateNode::CommitToken fills "
+               "appeared_token_ids with sampled tokens only (79d603f, read)"),
+      A(MIN_P_SCALE) =
+          UNCONFIRMED("min_p is not offered (cpp/serve/config.h GenerationConfigNode)"),
+      A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
     {"flashinfer-top-k-first",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
      "(flashinfer-ai/flashinfer)",
@@ -761,7 +954,18 @@ const engine_profile profiles[] = {
       A(SPEC_ACCEPT) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
       A(SPEC_Q) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(PENALTY_ORDER) = UNCONFIRMED("FlashInfer offers no penalty"),
+      A(PENALTY_TOKENS) = UNCONFIRMED("FlashInfer offers no penalty"),
+      A(MIN_P_SCALE) =
+          UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
+                      "another entry point)"),
+      A(MIN_P_ORDER) =
+          UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
+                      "another entry point)"),
+      A(MIN_P_BOUNDARY) =
+          UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
+                      "another entry point)")}},
     {"flashinfer-joint",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=joint "
      "(flashinfer-ai/flashinfer)",
@@ -798,7 +1002,18 @@ const engine_profile profiles[] = {
       A(SPEC_ACCEPT) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
       A(SPEC_Q) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("flashinfer's chain_speculative_sampling was not run"),
+      A(PENALTY_ORDER) = UNCONFIRMED("FlashInfer offers no penalty"),
+      A(PENALTY_TOKENS) = UNCONFIRMED("FlashInfer offers no penalty"),
+      A(MIN_P_SCALE) =
+          UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
+                      "another entry point)"),
+      A(MIN_P_ORDER) =
+          UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
+                      "another entry point)"),
+      A(MIN_P_BOUNDARY) =
+          UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
+                      "another entry point)")}},
     {"tgi",
      "Hugging Face text-generation-inference, /generate with sampling on a flash model "
      "(huggingface/text-generation-inference db931fc: router/src/validation.rs, "
@@ -815,7 +1030,9 @@ const engine_profile profiles[] = {
       .top_k_minus_one = SIEVE_TOP_K_MINUS_ONE_ERROR,
       .explicit_top_p_one = SIEVE_EXPLICIT_TOP_P_ONE_ERROR,
       .param_precision = SIEVE_PARAM_PRECISION_FLOAT32,
-      .draw = SIEVE_DRAW_OWN},
+      .draw = SIEVE_DRAW_OWN,
+      .penalty_order = SIEVE_PENALTY_ORDER_REPETITION_FIRST,
+      .penalty_tokens = SIEVE_PENALTY_TOKENS_PROMPT},
      {A(RANK_KEY) = SEEN("logits_process.py HeterogeneousTopKLogitsWarper: torch.topk(scores); "
                          "HeterogeneousTopPLogitsWarper: torch.sort(scores)"),
       A(TOPP_SCOPE) = SEEN("tokens.py HeterogeneousNextTokenChooser: the top-k warper comes "
@@ -846,7 +1063,18 @@ const engine_profile profiles[] = {
                                    "sampled token: no value describes it"),
       A(SPEC_Q_ZERO) = UNCONFIRMED("same"),
       A(SPEC_Q) = UNCONFIRMED("same"),
-      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("same")}},
+      A(SPEC_EMPTY_RESIDUAL) = UNCONFIRMED("same"),
+      A(PENALTY_ORDER) =
+          SEEN("server/text_generation_server/utils/tokens.py "
+               "HeterogeneousNextTokenChooser.__call__: repetition_processor, then "
+               "frequency_processor (db931fc, read); its frequency divides the count by the "
+               "padded length, which no value names"),
+      A(PENALTY_TOKENS) =
+          SEEN("server/text_generation_server/models/flash_causal_lm.py generate_token: the "
+               "chooser gets all_input_ids_tensor, the prompt and the output (db931fc, read)"),
+      A(MIN_P_SCALE) = UNCONFIRMED("min_p is not offered (router/src/lib.rs GenerateParameters)"),
+      A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
     {NULL, NULL, {0}, {{NULL, 0}}},
 };
 

@@ -161,6 +161,12 @@ int sieve_hello_offers(const cJSON *hello, const char *op) {
   return listed(cJSON_GetObjectItemCaseSensitive(hello, "ops"), op);
 }
 
+int sieve_hello_offers_options(const cJSON *hello, const char *options) {
+  const unsigned asked = req_options_of_text(options, NULL, 0);
+  return (req_options_of_list(cJSON_GetObjectItemCaseSensitive(hello, "sampling_options")) &
+          asked) == asked;
+}
+
 /* The first engine option of the request that hello's "engine_options" does not list. */
 static const char *engine_option_missing(const cJSON *request, const cJSON *hello) {
   const cJSON *offered = cJSON_GetObjectItemCaseSensitive(hello, "engine_options");

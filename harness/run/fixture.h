@@ -62,6 +62,9 @@ int sieve_case_not_offered(const cJSON *request, const cJSON *hello, char *why, 
 
 /* Whether an answer to hello lists `op` among its "ops". */
 int sieve_hello_offers(const cJSON *hello, const char *op);
+/* Whether it lists every sampling option of `options` ("min_p" or "presence_penalty,repetition_penalty") among its
+ * "sampling_options". */
+int sieve_hello_offers_options(const cJSON *hello, const char *options);
 
 /*
  * Whether an answer to hello is one sieve can work with: "protocol" 1 (the version this sieve

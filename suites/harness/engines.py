@@ -34,6 +34,10 @@ MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
                ("t0-argmax", "t0", "no value fits")]
 
 
+# The axes of the penalties and min-p, whose probes need sampling options hello must list.
+PENALTY_AXES = {"penalty_order", "penalty_tokens", "min_p_scale", "min_p_order", "min_p_boundary"}
+
+
 def fingerprint(ctx, impl):
     """Each axis's verdict ("ge", "argmax|topk1", "not determined (...)") and the profiles that
     match, from sieve fingerprint --format json."""
@@ -78,9 +82,16 @@ def fingerprints(ctx):
         got = {a["axis"]: a["verdict"] for a in report["axes"]}
         matches = report["matches"]
         hidden = blind_axes(want)
+        # An engine's profile offers no sampling option (oracle/SPEC.md, "Penalties and min-p"),
+        # so the probes of the penalties and min-p cannot ask it: they say so, and nothing else.
+        unasked = {a["axis"] for a in report["axes"] if a["verdict"] == "not determined"
+                   and a["evidence"].startswith("not offered: hello's sampling_options")}
         wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v and not (
             a in hidden and (got.get(a, "").startswith("not determined")
-                             or v in got.get(a, "").split("|")))}
+                             or v in got.get(a, "").split("|"))) and a not in unasked}
+        ctx.check(f"fingerprint of profile {name} asks the penalties and min-p only as offered",
+                  not unasked if name == "deepinfer" else unasked == PENALTY_AXES,
+                  f"not asked: {sorted(unasked)}")
         ctx.check(f"fingerprint names every axis of profile {name} (through exec:)",
                   not wrong and name in matches, f"got/wanted {wrong}, matches {matches}")
         told = {a["axis"] for a in report["axes"] if a["values"]}

@@ -1,6 +1,6 @@
 /*
- * A protocol-v1 adapter (harness/protocol/PROTOCOL.md) around llama.cpp's own sampler code, as shipped
- * in the npm package @node-llama-cpp/linux-x64 (`make engines` installs it under
+ * A protocol-v1 adapter (harness/protocol/PROTOCOL.md) around llama.cpp's own sampler code, as
+ * shipped in the npm package @node-llama-cpp/linux-x64 (`make engines` installs it under
  * build/engines/llama-cpp/). Nothing here samples: the adapter builds llama.cpp's sampler
  * chain, applies it to the row and reads back what the chain left in the candidate array.
  *
@@ -9,9 +9,18 @@
  *                              path; its RUNPATH ($ORIGIN) finds libggml next to it.
  *
  * The chain is the order of llama.cpp's common sampler (common/sampling.cpp,
- * common_sampler_init): [logit_bias] -> top_k -> top_p (min_keep 1) -> temp, and for `sample`
- * dist last. Parameters go to the engine as they come (top_k as int32_t, top_p and temperature
- * as float); llama.cpp validates none of them, so neither does the adapter.
+ * common_sampler_init, and common/common.h's default list): [logit_bias] -> penalties -> top_k
+ * -> top_p (min_keep 1) -> min_p (min_keep 1) -> temp, and for `sample` dist last. Parameters
+ * go to the engine as they come (top_k and penalty_last_n as int32_t, the others as float);
+ * llama.cpp validates none of them, so neither does the adapter.
+ *
+ * Penalties: llama_sampler_init_penalties(n_vocab, last_n, repeat, freq, present) counts the tokens
+ * accepted into the chain. The adapter accepts the row's prompt_ids, then its output_ids, as
+ * llama-server does (it replays the prompt into its sampler, then accepts each token drawn),
+ * and takes penalty_last_n as llama-server reads a request (tools/server, params_from_json_cmpl):
+ * -1, or leaving it out, counts every token accepted (llama-server: n_ctx); below -1 is an error.
+ * Ids are passed as llama_token (int32_t); llama.cpp counts one outside the vocabulary and
+ * penalizes nothing for it.
  *
  * What the chain leaves: top_k and top_p shrink cur_p.size (and sort cur_p.data, whose order
  * then no longer follows token ids); temp divides the logits in place, or for t <= 0 keeps the
@@ -76,6 +85,13 @@ static struct {
   struct llama_sampler *(*init_top_k)(int32_t k);
   struct llama_sampler *(*init_top_p)(float p, size_t min_keep);
   struct llama_sampler *(*init_temp)(float t);
+  /* The library's form at 5b4ebc5 (common_sampler_init in libllama-common.so passes the
+   * vocabulary size first): later llama.h drops n_vocab. */
+  struct llama_sampler *(*init_penalties)(int32_t n_vocab, int32_t penalty_last_n,
+                                          float penalty_repeat, float penalty_freq,
+                                          float penalty_present);
+  struct llama_sampler *(*init_min_p)(float p, size_t min_keep);
+  void (*accept)(struct llama_sampler *smpl, llama_token token);
   struct llama_sampler *(*init_dist)(uint32_t seed);
   void (*apply)(struct llama_sampler *smpl, llama_token_data_array *cur_p);
   void (*free)(struct llama_sampler *smpl);
@@ -268,11 +284,19 @@ static int int32_value(const cJSON *item, int32_t *out) {
   return 0;
 }
 
+/* The token ids a row's penalties count (prompt_ids or output_ids). */
+typedef struct ids {
+  llama_token *id;
+  size_t n;
+} ids;
+
 typedef struct row {
   float *logits;
   size_t vocab;
-  float temperature, top_p;
-  int32_t top_k;
+  float temperature, top_p, min_p;
+  float repeat, freq, present; /* llama_sampler_init_penalties' floats */
+  int32_t top_k, last_n;
+  ids prompt, output;
   uint64_t seed, position;
   int has_top;
   size_t n_top; /* top_logprobs n, 0 when not asked */
@@ -286,13 +310,55 @@ typedef struct engine_opts {
   size_t n_bias;
 } engine_opts;
 
+/* A float parameter of the chain, when present; 0, or -1 with the error set. */
+static int float_param(const cJSON *params, const char *name, const char *path, float *out,
+                       err *e) {
+  const cJSON *x = get(params, name);
+  double d;
+  if (!x)
+    return 0;
+  if (number(x, &d) != 0)
+    return fail(e, "invalid_params", name, "%s.%s must be a number", path, name);
+  *out = (float)d;
+  return 0;
+}
+
+/* min_p and the penalties, as llama.cpp's samplers take them. */
+static int read_sampling_options(const cJSON *params, const char *path, row *r, err *e) {
+  if (float_param(params, "min_p", path, &r->min_p, e) != 0 ||
+      float_param(params, "repetition_penalty", path, &r->repeat, e) != 0 ||
+      float_param(params, "frequency_penalty", path, &r->freq, e) != 0 ||
+      float_param(params, "presence_penalty", path, &r->present, e) != 0)
+    return -1;
+  const cJSON *n = get(params, "penalty_last_n");
+  if (n && int32_value(n, &r->last_n) != 0)
+    return fail(e, "invalid_request", "penalty_last_n",
+                "%s.penalty_last_n is not an int32_t: llama_sampler_init_penalties cannot be "
+                "given it",
+                path);
+  if (r->last_n < -1)
+    return fail(e, "invalid_params", "penalty_last_n",
+                "%s.penalty_last_n must be >= -1 (llama-server's check)", path);
+  return 0;
+}
+
 static int read_params(const cJSON *params, const char *path, row *r, err *e) {
   r->temperature = 1.0f;
   r->top_p = 1.0f;
   r->top_k = -1;
+  r->repeat = 1.0f;
+  r->last_n = -1;
   if (!params)
     return 0;
-  static const char *const keys[] = {"temperature", "top_p", "top_k", NULL};
+  static const char *const keys[] = {"temperature",
+                                     "top_p",
+                                     "top_k",
+                                     "min_p",
+                                     "frequency_penalty",
+                                     "presence_penalty",
+                                     "repetition_penalty",
+                                     "penalty_last_n",
+                                     NULL};
   if (!cJSON_IsObject(params))
     return fail(e, "invalid_request", "params", "%s.params must be an object", path);
   char where[48];
@@ -316,6 +382,26 @@ static int read_params(const cJSON *params, const char *path, row *r, err *e) {
                 "%s.top_k is not an int32_t: llama_sampler_init_top_k(int32_t k) cannot be "
                 "given it (a type boundary of this adapter, not a check of llama.cpp's)",
                 path);
+  return read_sampling_options(params, path, r, e);
+}
+
+/* A row's prompt_ids or output_ids, as llama_token values. */
+static int read_ids(const cJSON *item, const char *path, const char *name, ids *out, err *e) {
+  if (!item)
+    return 0;
+  if (!cJSON_IsArray(item))
+    return fail(e, "invalid_request", name, "%s.%s must be an array of token ids", path, name);
+  out->n = (size_t)cJSON_GetArraySize(item);
+  out->id = malloc((out->n ? out->n : 1) * sizeof *out->id);
+  if (!out->id)
+    return fail(e, "invalid_request", name, "%s.%s: out of memory", path, name);
+  size_t i = 0;
+  for (const cJSON *x = item->child; x; x = x->next, i++)
+    if (int32_value(x, &out->id[i]) != 0)
+      return fail(e, "invalid_request", name,
+                  "%s.%s[%zu] is not a llama_token (int32_t): llama_sampler_accept cannot be "
+                  "given it",
+                  path, name, i);
   return 0;
 }
 
@@ -332,8 +418,8 @@ static int read_logits(const cJSON *item, const char *path, row *r, err *e) {
     if (cJSON_IsNull(x))
       d = -INFINITY;
     else if (number(x, &d) != 0)
-      return fail(e, "invalid_logits", "logits", "%s.logits[%zu] must be a number or null",
-                  path, i);
+      return fail(e, "invalid_logits", "logits", "%s.logits[%zu] must be a number or null", path,
+                  i);
     r->logits[i] = (float)d;
     if (isinf(r->logits[i]) && !isinf(d)) /* protocol v1: logits are float32 on input */
       return fail(e, "invalid_logits", "logits",
@@ -344,14 +430,16 @@ static int read_logits(const cJSON *item, const char *path, row *r, err *e) {
 }
 
 static int read_row(const cJSON *item, const char *path, int sample, row *r) {
-  static const char *const filter_keys[] = {"logits", "params", NULL};
-  static const char *const sample_keys[] = {"logits", "params", "seed", "position",
-                                            "top_logprobs", NULL};
+  static const char *const filter_keys[] = {"logits", "params", "prompt_ids", "output_ids", NULL};
+  static const char *const sample_keys[] = {"logits",       "params",     "seed",       "position",
+                                            "top_logprobs", "prompt_ids", "output_ids", NULL};
   err *e = &r->e;
   if (!cJSON_IsObject(item))
     return fail(e, "invalid_request", "rows", "%s must be an object", path);
   if (check_keys(item, sample ? sample_keys : filter_keys, path, e) != 0 ||
-      read_params(get(item, "params"), path, r, e) != 0)
+      read_params(get(item, "params"), path, r, e) != 0 ||
+      read_ids(get(item, "prompt_ids"), path, "prompt_ids", &r->prompt, e) != 0 ||
+      read_ids(get(item, "output_ids"), path, "output_ids", &r->output, e) != 0)
     return -1;
   if (sample) {
     const cJSON *seed = get(item, "seed"), *pos = get(item, "position"),
@@ -414,6 +502,21 @@ static int by_logprob(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
+/* The penalties sampler, with the prompt's tokens and then the output's accepted into it. Only
+ * it keeps what is accepted: the others of the chain come after it. */
+static void add_penalties(struct llama_sampler *chain, const row *r, size_t vocab) {
+  const size_t seen = r->prompt.n + r->output.n;
+  const int32_t last_n =
+      r->last_n == -1 ? (int32_t)(seen < INT32_MAX ? seen : INT32_MAX) : r->last_n;
+  struct llama_sampler *pen =
+      L.init_penalties((int32_t)vocab, last_n, r->repeat, r->freq, r->present);
+  for (size_t i = 0; i < r->prompt.n; i++)
+    L.accept(pen, r->prompt.id[i]);
+  for (size_t i = 0; i < r->output.n; i++)
+    L.accept(pen, r->output.id[i]);
+  L.chain_add(chain, pen);
+}
+
 /* Runs llama.cpp's chain on one row and writes the row's answer. */
 static void run_row(const row *r, const engine_opts *eo, int sample, buf *out) {
   size_t V = r->vocab;
@@ -432,8 +535,10 @@ static void run_row(const row *r, const engine_opts *eo, int sample, buf *out) {
   struct llama_sampler *chain = L.chain_init(L.chain_default_params());
   if (eo->n_bias)
     L.chain_add(chain, L.init_logit_bias((int32_t)V, (int32_t)eo->n_bias, eo->bias));
+  add_penalties(chain, r, V);
   L.chain_add(chain, L.init_top_k(r->top_k));
   L.chain_add(chain, L.init_top_p(r->top_p, 1));
+  L.chain_add(chain, L.init_min_p(r->min_p, 1));
   L.chain_add(chain, L.init_temp(r->temperature));
   if (sample)
     L.chain_add(chain, L.init_dist(dist_seed(r->seed, r->position)));
@@ -711,6 +816,8 @@ static void op_rows(const cJSON *req, int sample, buf *out) {
       b_error(out, &r[i].e);
     free(r[i].logits);
     free(r[i].answer);
+    free(r[i].prompt.id);
+    free(r[i].output.id);
   }
   b_str(out, "]}");
   free(r);
@@ -739,6 +846,8 @@ static void answer_line(const char *line, size_t len, buf *out, int *bye) {
       b_str(out, "{\"protocol\":1,\"name\":\"llama.cpp\",\"version\":");
       b_jstr(out, version);
       b_str(out, ",\"ops\":[\"filter\",\"sample\"],\"engine_options\":[\"blacklist\"],"
+                 "\"sampling_options\":[\"min_p\",\"frequency_penalty\",\"presence_penalty\","
+                 "\"repetition_penalty\",\"penalty_last_n\"],"
                  "\"precision\":\"float32\",\"rng\":\"own\"}");
     }
   } else if (strcmp(name, "filter") == 0) {
@@ -812,10 +921,10 @@ static void *sym(void *h, const char *name) {
   return p;
 }
 
-#define BIND(field, name)                                                                        \
-  do {                                                                                           \
-    void *p_ = sym(h, name);                                                                     \
-    memcpy(&L.field, &p_, sizeof L.field);                                                       \
+#define BIND(field, name)                                                                          \
+  do {                                                                                             \
+    void *p_ = sym(h, name);                                                                       \
+    memcpy(&L.field, &p_, sizeof L.field);                                                         \
   } while (0)
 
 static void load(const char *dir) {
@@ -844,6 +953,9 @@ static void load(const char *dir) {
   BIND(init_top_k, "llama_sampler_init_top_k");
   BIND(init_top_p, "llama_sampler_init_top_p");
   BIND(init_temp, "llama_sampler_init_temp");
+  BIND(init_penalties, "llama_sampler_init_penalties");
+  BIND(init_min_p, "llama_sampler_init_min_p");
+  BIND(accept, "llama_sampler_accept");
   BIND(init_dist, "llama_sampler_init_dist");
   BIND(apply, "llama_sampler_apply");
   BIND(free, "llama_sampler_free");

@@ -7,11 +7,13 @@
 //
 // Nothing here filters or samples. Each row goes the way PreTrainedModel.generate() sends a
 // step's logits (src/models/modeling_utils.js):
-//   1. a GenerationConfig {do_sample: true, temperature, top_k, top_p} (the protocol's
-//      parameters as they come; a blacklist becomes its suppress_tokens);
+//   1. a GenerationConfig {do_sample: true, temperature, top_k, top_p, repetition_penalty} (the
+//      protocol's parameters as they come; a blacklist becomes its suppress_tokens);
 //   2. PreTrainedModel.prototype._get_logits_processor(generation_config, ...): the package's
-//      processor list (SuppressTokensLogitsProcessor, TemperatureLogitsWarper; temperature 0
-//      turns do_sample off), applied to a float32 Tensor [1, V] of the logits;
+//      processor list (RepetitionPenaltyLogitsProcessor, SuppressTokensLogitsProcessor,
+//      TemperatureLogitsWarper; temperature 0 turns do_sample off), applied to a float32 Tensor
+//      [1, V] of the logits with the row's prompt_ids then output_ids as all_input_ids (what
+//      generate() passes: the prompt, then each token generated);
 //   3. LogitsSampler.getSampler(generation_config) (src/generation/logits_sampler.js):
 //      MultinomialSampler, which keeps the top_k best (the ONNX TopK op, through
 //      onnxruntime-node) and draws from their softmax with the package's Mersenne Twister
@@ -122,12 +124,16 @@ function u64(x) {
     return undefined;
 }
 
+// repetition_penalty is the one sampling option of GenerationConfig (no min_p, no frequency or
+// presence penalty, no window: src/generation/configuration_utils.js).
+const PARAMS = ['temperature', 'top_p', 'top_k', 'repetition_penalty'];
+
 function readParams(params, where) {
-    const p = { temperature: 1, top_p: 1, top_k: -1 };
+    const p = { temperature: 1, top_p: 1, top_k: -1, repetition_penalty: 1 };
     if (params === undefined) return p;
     if (!isObject(params)) fail('invalid_request', 'params', `${where}.params must be an object`);
-    checkKeys(params, ['temperature', 'top_p', 'top_k'], `${where}.params`);
-    for (const name of ['temperature', 'top_p', 'top_k']) {
+    checkKeys(params, PARAMS, `${where}.params`);
+    for (const name of PARAMS) {
         if (!(name in params)) continue;
         const v = number(params[name]);
         if (v === undefined) fail('invalid_params', name, `${where}.params.${name} must be a number`);
@@ -184,6 +190,7 @@ async function runRow(row, blacklist, sample) {
         temperature: row.params.temperature,
         top_k: row.params.top_k,
         top_p: row.params.top_p,
+        repetition_penalty: row.params.repetition_penalty,
         suppress_tokens: blacklist,
     });
     const V = row.logits.length;
@@ -191,7 +198,7 @@ async function runRow(row, blacklist, sample) {
     const processors = PreTrainedModel.prototype._get_logits_processor.call({}, gc, 1);
     const logits = new Tensor('float32', row.logits, [1, V]);
     // generate(): next_tokens_scores = prepared_logits_processor(all_input_ids, logits)
-    const scores = processors([[0n]], logits);
+    const scores = processors([[...row.promptIds, ...row.outputIds]], logits);
     const processed = scores[0];
     // generate(): sampler = LogitsSampler.getSampler(generation_config); sampler(logs)
     const sampler = LogitsSampler.getSampler(gc);
@@ -240,10 +247,22 @@ async function runRow(row, blacklist, sample) {
     return answer;
 }
 
+// A row's token ids as the BigInts of generate()'s all_input_ids (an int64 tensor's tolist()).
+function readIds(ids, where, name) {
+    if (ids === undefined) return [];
+    if (!Array.isArray(ids) || !ids.every((x) => Number.isSafeInteger(x))) {
+        fail('invalid_request', name, `${where}.${name} must be an array of integer token ids`);
+    }
+    return ids.map((x) => BigInt(x));
+}
+
 function readRow(item, where, sample) {
     if (!isObject(item)) fail('invalid_request', 'rows', `${where} must be an object`);
-    checkKeys(item, sample ? ['logits', 'params', 'seed', 'position', 'top_logprobs'] : ['logits', 'params'], where);
-    const row = { params: readParams(item.params, where) };
+    const ids = ['prompt_ids', 'output_ids'];
+    checkKeys(item, sample ? ['logits', 'params', 'seed', 'position', 'top_logprobs', ...ids] : ['logits', 'params', ...ids], where);
+    const row = { params: readParams(item.params, where),
+        promptIds: readIds(item.prompt_ids, where, 'prompt_ids'),
+        outputIds: readIds(item.output_ids, where, 'output_ids') };
     if (sample) {
         row.seed = typeof item.seed === 'string' ? decimalU64(item.seed) : undefined;
         if (row.seed === undefined) {
@@ -322,7 +341,8 @@ async function answer(line) {
             case 'hello':
                 checkKeys(req, ['op', 'protocol'], 'request');
                 return { protocol: 1, name: 'transformers.js', version: VERSION, ops: ['filter', 'sample'],
-                    engine_options: ['blacklist'], precision: 'float32', rng: 'own' };
+                    engine_options: ['blacklist'], sampling_options: ['repetition_penalty'],
+                    precision: 'float32', rng: 'own' };
             case 'filter':
                 return await opRows(req, false);
             case 'sample':
