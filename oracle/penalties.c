@@ -56,9 +56,10 @@ static int gather(const sieve_penalties *pen, int with_prompt, int64_t **ids, si
     return SIEVE_ENOMEM;
   const size_t from_output = *n < pen->n_output ? *n : pen->n_output;
   const size_t from_prompt = *n - from_output;
-  memcpy(*ids, pen->prompt + (prompt - from_prompt), from_prompt * sizeof **ids);
-  memcpy(*ids + from_prompt, pen->output + (pen->n_output - from_output),
-         from_output * sizeof **ids);
+  for (size_t i = 0; i < from_prompt; i++) /* pen->prompt may be NULL when none is counted */
+    (*ids)[i] = pen->prompt[prompt - from_prompt + i];
+  for (size_t i = 0; i < from_output; i++)
+    (*ids)[from_prompt + i] = pen->output[pen->n_output - from_output + i];
   qsort(*ids, *n, sizeof **ids, by_token);
   return 0;
 }
