@@ -90,9 +90,8 @@ def formula_cases():
                                   output_ids=(0,)), axis="penalty_order",
           separates=("penalty_order=repetition_first",)),
         c(f"{F}/repetition-after-the-additive-penalties-changes-what-top-k-keeps", F, FORMULA,
-          "Presence 1.0 then repetition 2 on token 0 of [2.0, 0.25, -1.0]: (2.0 - 1.0) / 2 = "
-          "0.5 stays above token 1, so top_k 1 keeps token 0; the repetition penalty first "
-          "gives 2.0 / 2 - 1.0 = 0.0, below it.",
+          "Presence 1, then repetition 2 on token 0 of [2, 0.25, -1]: (2 - 1) / 2 = 0.5 is "
+          "above 0.25, so top_k 1 keeps token 0.",
           [2.0, 0.25, -1.0], 1.0, 1.0, 1, rest=P(presence_penalty=1.0, repetition_penalty=2.0,
                                                 output_ids=(0,)),
           axis="penalty_order", separates=("penalty_order=repetition_first",)),
@@ -111,7 +110,7 @@ def formula_cases():
           separates=("penalty_tokens=prompt",)),
         c(f"{F}/prompt-tokens-are-not-counted-by-repetition", F, FORMULA,
           "Prompt ids [0] with repetition 2 and no output: nothing is penalized, so top_k 1 "
-          "keeps token 0 (2.0), not token 1 (1.5 above 2.0 / 2).", ROW, 1.0, 1.0, 1,
+          "keeps token 0.", ROW, 1.0, 1.0, 1,
           rest=P(repetition_penalty=2.0, prompt_ids=(0,)), axis="penalty_tokens",
           separates=("penalty_tokens=repetition_prompt", "penalty_tokens=prompt")),
     ]
@@ -169,7 +168,7 @@ def min_p_cases():
           1.0, 0.9, rest=P(min_p=0.3)),
         c(f"{F}/top-p-measures-the-whole-distribution-beside-min-p", F, at,
           "min_p 0.1 keeps 3 tokens; top_p 0.9 keeps token 2 too, as the mass before it is "
-          "0.881 of the whole row (0.910 of the 3 tokens min-p keeps, which would remove it).",
+          "0.881 of the whole row.",
           MIN_P_ROW, 1.0, 0.9, rest=P(min_p=0.1), axis="min_p_order",
           separates=("min_p_order=first",)),
         c(f"{F}/min-p-after-the-penalties", F, at,
