@@ -961,15 +961,20 @@ static mask probe_min_p_order(prober *pr) {
                            : 0;
 }
 
-/* min_p 1 on (0.5, 2, 2, 1): tokens 1 and 2 are both at the largest p, exactly the bar. */
+/* min_p 1 on (0.5, 2, 2, 1): tokens 1 and 2 are both at the largest p, exactly the bar. First,
+ * min_p 0.3 on (3, 2, 1, 0) keeps {0, 1} only where min-p compares p with min_p times the largest
+ * (0.37 >= 0.3): a min-p against min_p itself (p 0.24 < 0.3) also keeps one of two equal
+ * maxima at min_p 1, and shows no boundary. */
 static mask probe_min_p_boundary(prober *pr) {
   if (!offered(pr, SIEVE_AXIS_MIN_P_BOUNDARY, "min_p"))
     return ALL(MIN_P_BOUNDARY);
+  row_answer relative = pr_filter_row(pr, MIN_P_ROW, "{\"min_p\":0.3}");
   row_answer r = pr_filter_row(pr, "[0.5,2,2,1]", "{\"min_p\":1}");
-  char a[64];
-  pr_note(pr, SIEVE_AXIS_MIN_P_BOUNDARY, "(0.5, 2, 2, 1) min_p 1 keeps %s",
-          pr_describe(&r, a, sizeof a));
-  if (!r.answered || r.error)
+  char a[64], b[64];
+  pr_note(pr, SIEVE_AXIS_MIN_P_BOUNDARY,
+          "(3, 2, 1, 0) min_p 0.3 keeps %s; (0.5, 2, 2, 1) min_p 1 keeps %s",
+          pr_describe(&relative, a, sizeof a), pr_describe(&r, b, sizeof b));
+  if (!r.answered || r.error || !relative.answered || relative.error || relative.set != 0x3)
     return ALL(MIN_P_BOUNDARY);
   return r.set == 0x6   ? ONE(MIN_P_BOUNDARY, KEEP_EQUAL)
          : r.set == 0x2 ? ONE(MIN_P_BOUNDARY, REMOVE_EQUAL)

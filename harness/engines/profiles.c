@@ -1124,7 +1124,11 @@ int profile_parse_rule(const char *text, sieve_rule *rule, char *err, size_t len
 
 size_t profiles_fit_starts(fit_start *out, size_t max) {
   size_t n = 0;
-  for (const engine_profile *p = profiles; p->name && n < max; p++)
-    out[n++] = (fit_start){p->name, p->rule};
+  for (const engine_profile *p = profiles; p->name && n < max; p++) {
+    out[n] = (fit_start){p->name, p->rule, 0};
+    for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+      out[n].unconfirmed |= (uint32_t)!p->why[a].confirmed << a;
+    n++;
+  }
   return n;
 }

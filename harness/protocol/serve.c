@@ -64,6 +64,16 @@ static void write_info(jbuf *b, const sieve_filter_info *info) {
   }
 }
 
+int sieve_serve_is_extra(const char *key) {
+  static const char *const extras[] = {"kept",        "kept_mass",   "topp_margin",  "cut_gap",
+                                       "minp_margin", "draw_margin", "margins",      "margin",
+                                       "p",           "q",           "residual_mass"};
+  for (size_t i = 0; key && i < sizeof extras / sizeof extras[0]; i++)
+    if (!strcmp(key, extras[i]))
+      return 1;
+  return 0;
+}
+
 static int check_keys(op_context *ctx, const char *const *allowed) {
   return req_check_keys(ctx->req, allowed, "request", ctx->err);
 }

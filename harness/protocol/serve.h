@@ -28,6 +28,11 @@ struct jbuf;
 void sieve_serve_request(const struct cJSON *request, const char *name,
                          const struct sieve_rule *rule, struct jbuf *out);
 
+/* Whether `key` names one of the oracle's extra answers (PROTOCOL.md: the margins, the kept
+ * count and mass, a speculative step's p and q), which an implementation need not give and
+ * sieve never compares. */
+int sieve_serve_is_extra(const char *key);
+
 /* The same, answering with a shared library's table (`sieve serve --lib`). */
 struct sieve_impl;
 int sieve_serve_impl(FILE *in, FILE *out, const struct sieve_impl *impl);

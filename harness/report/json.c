@@ -102,11 +102,18 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
     jbuf_int(b, n->distance);
     jbuf_raw(b, ",\"differs\":{");
     for (int a = 0, k = 0; a < SIEVE_AXIS_COUNT; a++)
-      if (f->axes[a].value >= 0 && sieve_rule_get(&n->rule, a) != f->axes[a].value) {
+      if (n->differs >> a & 1) {
         jbuf_key(b, sieve_axis_name(a), k++ > 0);
         json_axis_value(b, a, sieve_rule_get(&n->rule, a));
       }
-    jbuf_raw(b, "}}");
+    jbuf_raw(b, "},\"unconfirmed\":[");
+    for (int a = 0, k = 0; a < SIEVE_AXIS_COUNT; a++)
+      if (n->unconfirmed >> a & 1) {
+        if (k++)
+          jbuf_char(b, ',');
+        jbuf_str(b, sieve_axis_name(a));
+      }
+    jbuf_raw(b, "]}");
   }
   jbuf_raw(b, "]}");
 }

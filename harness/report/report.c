@@ -256,9 +256,12 @@ void report_diagnosis_lines(const run_report *r, FILE *out, int markdown) {
     fprintf(out, "%s%s%s%s (%d ax%s apart", i ? "; " : "", markdown ? "`" : "", n->name,
             markdown ? "`" : "", n->distance, n->distance == 1 ? "is" : "es");
     for (int a = 0, k = 0; a < SIEVE_AXIS_COUNT; a++)
-      if (f->axes[a].value >= 0 && sieve_rule_get(&n->rule, a) != f->axes[a].value)
+      if (n->differs >> a & 1)
         fprintf(out, "%s%s=%s", k++ ? ", " : ": ", sieve_axis_name(a),
                 sieve_axis_value_name(a, sieve_rule_get(&n->rule, a)));
+    for (int a = 0, k = 0; a < SIEVE_AXIS_COUNT; a++)
+      if (n->unconfirmed >> a & 1)
+        fprintf(out, "%s%s", k++ ? ", " : "; unconfirmed in the profile: ", sieve_axis_name(a));
     fputs(")", out);
   }
   fputs("\n", out);

@@ -165,12 +165,8 @@ static cJSON *substitute(const cJSON *t, const cJSON *r) {
 /* The oracle's own extra answers (harness/protocol/PROTOCOL.md): an implementation need not
  * give them. "u" is one beside a drawn token. */
 static int extra_key(const cJSON *parent, const char *key) {
-  static const char *const extras[] = {"kept",        "kept_mass",    "topp_margin", "cut_gap",
-                                       "draw_margin", "margins",      "margin",      "p",
-                                       "q",           "residual_mass"};
-  for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++)
-    if (!strcmp(key, extras[i]))
-      return 1;
+  if (sieve_serve_is_extra(key))
+    return 1;
   return !strcmp(key, "u") && (cJSON_GetObjectItemCaseSensitive(parent, "token") ||
                                cJSON_GetObjectItemCaseSensitive(parent, "tokens"));
 }
@@ -1096,7 +1092,9 @@ static void specific_orders(fitter *f, fit_result *fit) {
 }
 
 /* An axis over the weighed cases: the values that explain as many, and the first cases that
- * decide it (the fit explains them and another value does not). */
+ * decide it (the fit's rule gives their answers and another value does not). A case explained
+ * by a misreading decides no axis: its recorded answer is the reading's under DeepInfer's other
+ * values, and an implementation may add it to another value of the axis just as well. */
 static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a) {
   fit_axis *x = &fit->axes[a];
   x->value = sieve_rule_get(&fit->rule, a);
@@ -1108,7 +1106,7 @@ static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a)
       x->candidates |= 1u << v;
   for (size_t i = 0; (f->searched >> a & 1) && i < f->n && x->n_deciding < FIT_DECIDING; i++) {
     int decides = 0;
-    const int explained = weighed(f, i) && (reads[i] >> a & 1) && explains(f, i, &fit->rule);
+    const int explained = weighed(f, i) && (reads[i] >> a & 1) && agrees(f, i, &fit->rule);
     for (int v = 0; explained && v < sieve_axis_values(a) && !decides; v++)
       decides = v != x->value && lost_at(f, i, fit, a, v);
     if (decides && x->n_deciding++ < FIT_DECIDING)
@@ -1477,15 +1475,29 @@ static void passes_otherwise(fitter *f, fit_result *fit) {
              f->cases[i].result->id);
 }
 
-/* Every profile within one determined axis of the nearest. */
+/* Every profile within one determined axis of the nearest; a value the profile could not
+ * confirm contradicts no determined value (as in the fingerprint). */
+static uint32_t differs(const fit_result *fit, const fit_start *start) {
+  uint32_t out = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    out |= (uint32_t)(fit->axes[a].value >= 0 && !(start->unconfirmed >> a & 1) &&
+                      sieve_rule_get(&start->rule, a) != fit->axes[a].value)
+           << a;
+  return out;
+}
+
+static int bits(uint32_t x) {
+  int n = 0;
+  for (; x; x &= x - 1)
+    n++;
+  return n;
+}
+
 static void nearest_profiles(fit_result *fit, const fit_start *starts, size_t n_starts) {
   int best = SIEVE_AXIS_COUNT;
   int dist[64];
   for (size_t i = 0; i < n_starts && i < 64; i++) {
-    dist[i] = 0;
-    for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
-      dist[i] +=
-          fit->axes[a].value >= 0 && sieve_rule_get(&starts[i].rule, a) != fit->axes[a].value;
+    dist[i] = bits(differs(fit, &starts[i]));
     best = dist[i] < best ? dist[i] : best;
   }
   for (int d = best; d <= best + 1; d++)
@@ -1496,6 +1508,11 @@ static void nearest_profiles(fit_result *fit, const fit_start *starts, size_t n_
       n->name = starts[i].name;
       n->rule = starts[i].rule;
       n->distance = d;
+      n->differs = differs(fit, &starts[i]);
+      n->unconfirmed = 0;
+      for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+        n->unconfirmed |= (uint32_t)(fit->axes[a].value >= 0 && (starts[i].unconfirmed >> a & 1))
+                          << a;
     }
 }
 

@@ -17,6 +17,7 @@
 typedef struct fit_start {
   const char *name;
   sieve_rule rule;
+  uint32_t unconfirmed; /* bit `axis`: a value the profile could not confirm, no difference */
 } fit_start;
 
 #define FIT_GROUPS_MAX 12
@@ -49,7 +50,9 @@ typedef struct fit_group {
 typedef struct fit_nearest {
   const char *name;
   sieve_rule rule;
-  int distance; /* determined axes on which the profile differs from the fit */
+  int distance;     /* determined axes on which the profile differs from the fit */
+  uint32_t differs; /* those axes, bit `axis` (a value it could not confirm is no difference) */
+  uint32_t unconfirmed; /* the determined axes whose value the profile could not confirm */
 } fit_nearest;
 
 typedef struct fit_result {

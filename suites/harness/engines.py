@@ -16,7 +16,8 @@ OUTSIDE = Path(__file__).resolve().parent / "outside_adapters.py"
 
 # What the fingerprint finds in the wrong ports: reversed-ties reverses every tie, so both
 # cuts keep the highest ids; t0-argmax keeps the first maximum while validate still clamps, so
-# no value of t0 fits both.
+# no value of t0 fits both; min-p-absolute is no boundary of min-p against the largest p (the
+# probe's first row shows it), and penalty-after-temperature keeps the order at T = 1.
 MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
                ("topk-first-renormalized", "topp_scope", "after_topk"),
                ("reversed-ties", "topp_ties", "highest"),
@@ -31,7 +32,9 @@ MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
                ("spec-q-raw", "spec_q", "raw"),
                ("mix-with-increment", "draw", "own"),
                ("cdf-probability-order", "draw", "own"),
-               ("t0-argmax", "t0", "no value fits")]
+               ("t0-argmax", "t0", "no value fits"),
+               ("min-p-absolute", "min_p_boundary", "no value fits"),
+               ("penalty-after-temperature", "penalty_order", "additive_first")]
 
 
 # The axes of the penalties and min-p, whose probes need sampling options hello must list.

@@ -54,6 +54,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -287,9 +288,12 @@ def build(mutant, cflags, objects, tmp: Path, extra=()):
     return tests if linked else None
 
 
-def killed_by_tests(tests: Path, groups, cov) -> bool:
+FAILED = re.compile(rb"\[FAIL\] ([\w]+)::([\w]+)")
+
+
+def killed_by_tests(tests: Path, groups, cov):
     """Whether a test of the groups (run in turn, each with --fail-fast) fails, crashes or
-    outlasts its time (GRACE, TIMEOUT)."""
+    outlasts its time (GRACE, TIMEOUT), and the test that failed ("" when none is named)."""
     for group in filter(None, groups):
         limit = min(TIMEOUT, sum(cov["tests"][t] for t in group) + GRACE)
         try:
@@ -297,10 +301,36 @@ def killed_by_tests(tests: Path, groups, cov) -> bool:
                                   "@(" + "|".join(group) + ")"], capture_output=True,
                                  timeout=limit)
         except subprocess.TimeoutExpired:
-            return True
+            return True, ""
         if ran.returncode != 0:
-            return True
-    return False
+            failed = FAILED.search(ran.stdout + ran.stderr)
+            return True, b"/".join(failed.groups()).decode() if failed else ""
+    return False, ""
+
+
+class Killers:
+    """The tests that killed mutants so far, by file and line: a mutant asks those of its line
+    and the lines near it first, as the likeliest to kill it too (PIT's ordering by earlier
+    kills). The order only makes a kill come sooner; every test is still asked of a survivor."""
+    NEAR = 3  # lines either side
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.by_line = {}
+
+    def add(self, name, line, test):
+        if test:
+            with self.lock:
+                self.by_line.setdefault((name, line), [])
+                if test not in self.by_line[(name, line)]:
+                    self.by_line[(name, line)].append(test)
+
+    def first(self, name, line, asked) -> list:
+        """The asked tests that killed a mutant on this line, then on the lines near it."""
+        with self.lock:
+            near = [t for d in sorted(range(-self.NEAR, self.NEAR + 1), key=abs)
+                    for t in self.by_line.get((name, line + d), [])]
+        return list(dict.fromkeys(t for t in near if t in asked))
 
 
 def killed_by_sanitizers(tests: Path, group) -> bool:
@@ -315,19 +345,26 @@ def killed_by_sanitizers(tests: Path, group) -> bool:
     return any(r in ran.stderr + ran.stdout for r in SANITIZER_REPORTS)
 
 
-def run_mutant(mutant, args, cov):
-    """The verdict of the tests ('killed', 'survived' or 'stillborn'), the seconds it took and
-    the number of tests asked."""
+def test_groups(asked, cov, first) -> list:
+    """The groups of tests asked in turn: the likeliest killers (`first`), then the quick tests,
+    then the others, each in the order of `asked`."""
+    quick = [t for t in asked if cov["tests"][t] < QUICK and t not in first]
+    return [first, quick, [t for t in asked if t not in quick and t not in first]]
+
+
+def run_mutant(mutant, args, cov, killers):
+    """The verdict of the tests ('killed', 'survived' or 'stillborn'), the seconds it took, the
+    number of tests asked and the test that killed it."""
     started = time.monotonic()
     asked = tests_for(mutant, cov)
-    quick = [t for t in asked if cov["tests"][t] < QUICK]
-    verdict = "stillborn"
+    verdict, killer = "stillborn", ""
     with tempfile.TemporaryDirectory(prefix="sieve-mutant-") as tmp:
         tests = build(mutant, f"{args.cflags} -I{args.root}/oracle", args.link.split(), Path(tmp))
         if tests:
-            groups = (quick, [t for t in asked if t not in quick])
-            verdict = "killed" if killed_by_tests(tests, groups, cov) else "survived"
-    return verdict, time.monotonic() - started, len(asked)
+            groups = test_groups(asked, cov, killers.first(mutant[1], mutant[2], set(asked)))
+            killed, killer = killed_by_tests(tests, groups, cov)
+            verdict = "killed" if killed else "survived"
+    return verdict, time.monotonic() - started, len(asked), killer
 
 
 def sanitized_verdict(mutant, args, cov) -> str:
@@ -354,7 +391,7 @@ def text_digest(mutant) -> str:
     return hashlib.sha256(mutant[4].encode()).hexdigest()[:16]
 
 
-def run_all(asked, args, cov, log: Path) -> list:
+def run_all(asked, args, cov, log: Path, killers) -> list:
     """Each mutant's result: the tests on every mutant, then the sanitizers on those the tests
     leave alive. Each final verdict is appended to `log` as it comes (a JSON line)."""
     results, done = {}, 0
@@ -367,13 +404,14 @@ def run_all(asked, args, cov, log: Path) -> list:
             journal.write(json.dumps(dict(r, verdict="alive") if alive else r) + "\n")
             journal.flush()
 
-        futures = {pool.submit(run_mutant, m, args, cov): m for m in asked}
+        futures = {pool.submit(run_mutant, m, args, cov, killers): m for m in asked}
         for future in as_completed(futures):
-            m, (verdict, seconds, tests) = futures[future], future.result()
+            m, (verdict, seconds, tests, killer) = futures[future], future.result()
+            killers.add(m[1], m[2], killer)
             record({"id": m[0], "file": m[1], "line": m[2], "operator": m[3], "mutated": m[5],
                     "verdict": verdict, "killed_by": "tests" if verdict == "killed" else None,
-                    "tests": tests, "seconds": round(seconds, 2), "text": text_digest(m),
-                    "sources": cov["key"]})
+                    "killer": killer, "tests": tests, "seconds": round(seconds, 2),
+                    "text": text_digest(m), "sources": cov["key"]})
             done += 1
             if done % 50 == 0:
                 print(f"mutation: {done} of {len(asked)} asked the tests", flush=True)
@@ -401,6 +439,17 @@ def resumed(log: Path, asked, sources: str) -> dict:
         if r.get("sources") == sources and digests.get(r["id"]) == r.get("text"):
             out[r["id"]] = r
     return {i: r for i, r in out.items() if r["verdict"] != "alive"}
+
+
+def earlier_killers(log: Path, mutants) -> Killers:
+    """The killers the journal names, of mutants the code still has, at their lines now: on
+    any sources, as they only order the tests."""
+    killers, line = Killers(), {m[0]: (m[1], m[2]) for m in mutants}
+    for text in log.read_text().splitlines() if log.exists() else []:
+        r = json.loads(text)
+        if r["id"] in line:
+            killers.add(*line[r["id"]], r.get("killer", ""))
+    return killers
 
 
 def write_json(path: Path, data: dict):
@@ -513,7 +562,8 @@ def main():
     if args.resume:
         print(f"mutation: {len(kept)} verdicts kept from the journal (reached on these sources)",
               flush=True)
-    ran = {r["id"]: r for r in run_all([m for m in asked if m[0] not in kept], args, cov, log)}
+    ran = {r["id"]: r for r in run_all([m for m in asked if m[0] not in kept], args, cov, log,
+                                       earlier_killers(log, mutants))}
     results = [kept.get(m[0]) or ran[m[0]] for m in asked]
     return report(results, equivalent, to_triage, planted, args, time.monotonic() - started, out,
                   len(kept), cov["key"])

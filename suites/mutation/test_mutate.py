@@ -74,3 +74,41 @@ class Planted(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Ordering(unittest.TestCase):
+    COV = {"tests": {"s/quick": 0.1, "s/slow": 5.0, "s/killer": 2.0, "s/other": 0.2}}
+
+    def test_the_tests_that_killed_a_mutant_of_the_line_or_near_it_come_first(self):
+        killers = mutate.Killers()
+        killers.add("oracle/x.c", 10, "s/killer")
+        killers.add("oracle/x.c", 12, "s/other")
+        killers.add("oracle/x.c", 20, "s/slow")
+        killers.add("oracle/y.c", 10, "s/quick")
+        asked = ["s/quick", "s/other", "s/killer", "s/slow"]
+        first = killers.first("oracle/x.c", 10, set(asked))
+        self.assertEqual(first, ["s/killer", "s/other"])
+        self.assertEqual(mutate.test_groups(asked, self.COV, first),
+                         [["s/killer", "s/other"], ["s/quick"], ["s/slow"]])
+
+    def test_a_killer_not_asked_of_the_mutant_is_not_run(self):
+        killers = mutate.Killers()
+        killers.add("oracle/x.c", 10, "s/killer")
+        self.assertEqual(killers.first("oracle/x.c", 10, {"s/quick"}), [])
+
+    def test_every_test_asked_is_in_exactly_one_group(self):
+        asked = ["s/quick", "s/other", "s/killer", "s/slow"]
+        groups = mutate.test_groups(asked, self.COV, ["s/slow"])
+        self.assertEqual(sorted(t for g in groups for t in g), sorted(asked))
+
+    def test_the_journal_seeds_the_killers_of_mutants_the_code_still_has_at_their_lines_now(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        log = Path(folder.name, "journal.jsonl")
+        log.write_text(json.dumps({"id": "a", "file": "oracle/x.c", "line": 3,
+                                   "killer": "s/killer"}) + "\n" +
+                       json.dumps({"id": "gone", "file": "oracle/x.c", "line": 40,
+                                   "killer": "s/slow"}) + "\n")
+        moved = ("a", "oracle/x.c", 40, "delete", "text", "; /* deleted */")
+        killers = mutate.earlier_killers(log, [moved])
+        self.assertEqual(killers.first("oracle/x.c", 40, {"s/killer", "s/slow"}), ["s/killer"])
