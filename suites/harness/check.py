@@ -2,11 +2,15 @@
 this folder with a `checks(ctx)` and a docstring saying what it holds the harness to.
 
   check.py SIEVE MUTANTS_DIR C_ADAPTER.so PYTHON_ADAPTER.py [--only MODULE,...] [--parallel N]
+           [--sanitized]
 
 Modules run N at a time (2 by default: the two cores of make test); each prints its lines when it
 ends, every line naming its module ("FAIL [mutants] ..."), then its count and seconds. --only runs
 a slice (make test SAN=1 runs the slice that exercises the sanitized binary on every kind of
-implementation without repeating each mutant). Exit status 1 on any failure.
+implementation without repeating each mutant). --sanitized says the build is make test SAN=1's:
+a module then leaves out the runs that would only put the same sanitized code through the same
+requests again (faithful.py and fuzz.py say which), and the plain build keeps them. Exit status 1
+on any failure.
 """
 
 import argparse
@@ -25,8 +29,8 @@ MODULES = ("mutants", "variants", "diagnosis", "faithful", "statistics", "engine
            "reports", "expectations", "cli")
 
 
-def run_module(name, paths):
-    ctx = Context(name, *paths)
+def run_module(name, paths, sanitized):
+    ctx = Context(name, *paths, sanitized=sanitized)
     try:
         importlib.import_module(name).checks(ctx)
     except Exception:  # a check that raises is a failure of its module, not of the others
@@ -39,6 +43,7 @@ def main():
     ap.add_argument("paths", nargs=4, metavar="PATH")
     ap.add_argument("--only", default=",".join(MODULES))
     ap.add_argument("--parallel", type=int, default=2)
+    ap.add_argument("--sanitized", action="store_true")
     args = ap.parse_args()
     paths = [os.path.abspath(p) for p in args.paths]
     chosen = args.only.split(",")
@@ -47,7 +52,8 @@ def main():
         ap.error(f"no module {', '.join(unknown)} (the modules: {', '.join(MODULES)})")
     totals = []
     with ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = [pool.submit(run_module, name, paths) for name in MODULES if name in chosen]
+        futures = [pool.submit(run_module, name, paths, args.sanitized)
+                   for name in MODULES if name in chosen]
         for future in futures:
             ctx, seconds = future.result()
             for _, line in ctx.results:

@@ -1,9 +1,9 @@
 """The one helper the harness checks run sieve through, and the record of their verdicts.
 
 Every module of this folder gets a Context: the paths of the build (sieve, the mutants, the C
-adapter, the Python adapter), ways to run sieve (`run` with a JSON report, `start`/`finish` for
-runs in the background, `cmd` for any subcommand) and `check`, which records one verdict under the
-module's name, so that a failure names its module.
+adapter, the Python adapter) and whether it is the sanitized one, ways to run sieve (`run` with a
+JSON report, `start`/`finish` for runs in the background, `cmd` for any subcommand) and `check`,
+which records one verdict under the module's name, so that a failure names its module.
 """
 
 import json
@@ -34,8 +34,10 @@ def fixture_suites() -> list:
 
 
 class Context:
-    def __init__(self, module: str, sieve: str, mutants: str, c_adapter: str, py_adapter: str):
+    def __init__(self, module: str, sieve: str, mutants: str, c_adapter: str, py_adapter: str,
+                 sanitized: bool = False):
         self.module = module
+        self.sanitized = sanitized  # the build of make test SAN=1 (check.py --sanitized)
         self.sieve, self.mutants = sieve, mutants
         self.c_adapter, self.py_adapter = c_adapter, py_adapter
         self.python = sys.executable
