@@ -607,7 +607,8 @@ int sieve_diff(const diff_request *rq) {
     print_json(&d, rq->names[0], rq->names[1]);
   else
     print(&d, rq->names[0], rq->names[1], rq->format == DIFF_MARKDOWN);
-  /* A side that answered nothing after hello gave no answers to compare: no verdict. */
+  /* A side that answered nothing after hello gave no answers to compare, and no case compared
+   * is no agreement: no verdict either way. */
   const side *silent = d.compared && !d.a.answered   ? &d.a
                        : d.compared && !d.b.answered ? &d.b
                                                      : NULL;
@@ -616,6 +617,11 @@ int sieve_diff(const diff_request *rq) {
             "sieve diff: %s answered none of the %zu requests: the differences are its "
             "crashes, not its choices\n",
             silent == &d.a ? rq->names[0] : rq->names[1], d.compared);
+  if (!d.compared)
+    fprintf(stderr,
+            "sieve diff: no case was compared (%zu skipped: one side or the other does not "
+            "offer what they ask)\n",
+            d.skipped);
   stop(&d);
   free(d.found);
   side *const sides[2] = {&d.a, &d.b};
@@ -625,5 +631,5 @@ int sieve_diff(const diff_request *rq) {
       free(s->fitted.cases[i].answer);
     free(s->fitted.cases);
   }
-  return silent ? 2 : d.n ? 1 : 0;
+  return silent || !d.compared ? 2 : d.n ? 1 : 0;
 }

@@ -88,9 +88,9 @@ static const cJSON *require_array(op_context *ctx, const char *key) {
 }
 
 /* The sampling options hello declares: a library's, or all under DeepInfer's rule and its
- * variants. An engine's profile states no choice of min-p or the penalties yet (they are to
- * become axes), so it declares none, and sieve run skips their cases rather than take
- * DeepInfer's answers for the engine's. */
+ * variants. An engine's profile states its values on the
+ * penalty and min-p axes but not yet its limits or what an overflow becomes, so it declares
+ * none, and sieve run skips their cases rather than take DeepInfer's answers for the engine's. */
 static unsigned declared_options(const op_context *ctx) {
   if (ctx->impl)
     return backend_options(ctx->impl);

@@ -206,6 +206,10 @@ def diffs(ctx):
     ctx.check("sieve diff of an implementation answering {} finds every case different, either way",
               empty.returncode == 1 and re.search(r"differ on (\d+) of \1 cases", empty.stdout),
               empty.stdout[:200])
+    none = ctx.cmd("diff", "profile:vllm", "profile:deepinfer", "--suite", "penalties")
+    ctx.check("sieve diff that compares no case (an engine's profile offers no penalty) gives "
+              "no verdict: exit 2, saying so",
+              none.returncode == 2 and "no case was compared" in none.stderr, none.stderr[-200:])
     same = ctx.cmd("diff", "profile:deepinfer", f"exec:{ctx.sieve} serve", "--suite", "ordering")
     ctx.check("sieve diff of the oracle with itself finds nothing", same.returncode == 0,
               same.stdout[:200])
