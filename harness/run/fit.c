@@ -1486,18 +1486,11 @@ static uint32_t differs(const fit_result *fit, const fit_start *start) {
   return out;
 }
 
-static int bits(uint32_t x) {
-  int n = 0;
-  for (; x; x &= x - 1)
-    n++;
-  return n;
-}
-
 static void nearest_profiles(fit_result *fit, const fit_start *starts, size_t n_starts) {
   int best = SIEVE_AXIS_COUNT;
   int dist[64];
   for (size_t i = 0; i < n_starts && i < 64; i++) {
-    dist[i] = bits(differs(fit, &starts[i]));
+    dist[i] = __builtin_popcount(differs(fit, &starts[i]));
     best = dist[i] < best ? dist[i] : best;
   }
   for (int d = best; d <= best + 1; d++)
