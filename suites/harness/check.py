@@ -4,8 +4,9 @@ this folder with a `checks(ctx)` and a docstring saying what it holds the harnes
   check.py SIEVE MUTANTS_DIR C_ADAPTER.so PYTHON_ADAPTER.py [--only MODULE,...] [--parallel N]
            [--sanitized]
 
-Modules run N at a time (2 by default: the two cores of make test); each prints its lines when it
-ends, every line naming its module ("FAIL [mutants] ..."), then its count and seconds. --only runs
+Modules run N at a time (2 by default, the two cores of make test; make test asks 3, since a run
+of an exec: implementation keeps about one core busy between its two processes); each prints its
+lines when it ends, every line naming its module ("FAIL [mutants] ..."), then its count and seconds. --only runs
 a slice (make test SAN=1 runs the slice that exercises the sanitized binary on every kind of
 implementation without repeating each mutant). --sanitized says the build is make test SAN=1's:
 a module then leaves out the runs that would only put the same sanitized code through the same

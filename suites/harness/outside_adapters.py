@@ -164,4 +164,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "int32-top-k":
         template.sampler_params = any_positive_top_k
     template.filter_logprobs = SAMPLERS[sys.argv[1]]
+    template.SAMPLING_OPTIONS = []  # min-p and the penalties are not its to answer
     template.main()

@@ -2,8 +2,8 @@
 the values' descriptions (`sieve axes`) the way an engine writes its sampler: float32 scaling,
 a float32 softmax, a stable sort, float32 running masses. It answers hello, validate and filter
 through the Python template (harness/adapters/python_adapter.py), so the axes of sample and
-speculate (logprobs, draw, spec_*) are not its to answer, and the fixtures of those ops are
-skipped. It reads a top_p left out apart from an explicit 1, which the template does not.
+speculate (logprobs, draw, spec_*) are not its to answer, nor are min-p and the penalties (its
+hello lists no sampling option), and the fixtures of those are skipped. It reads a top_p left out apart from an explicit 1, which the template does not.
 
     rule_port.py [AXIS=VALUE,...]     (DeepInfer's rule when none is given)
 
@@ -230,4 +230,5 @@ if __name__ == "__main__":
     template.request_params = request_params
     template.sampler_params = rule_params
     template.filter_logprobs = port_filter
+    template.SAMPLING_OPTIONS = []  # min-p and the penalties are not its to answer
     template.main()
