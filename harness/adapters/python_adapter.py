@@ -16,8 +16,8 @@ the penalties (frequency, presence, repetition, penalty_last_n) and the tokens t
 (output_ids, prompt_ids), only those the request names; hello lists the parameters as
 "sampling_options" (say [] if your engine has none, and sieve skips their cases), and
 `sampler_options` checks them for `validate`. It returns the processed log-probabilities, -inf
-for removed tokens; raising
-`Rejected(field, message)` answers an invalid input as an error naming the field. DeepInfer's
+for removed tokens; raising `Rejected(field, message)` answers an invalid input as an error
+naming the field. DeepInfer's
 checks are the helpers `deepinfer_params`, `deepinfer_options` and `deepinfer_logits` (which
 applies the engine options and then the penalties between its checks): the template opts into
 them, as a port of DeepInfer's rule must; leave them out to keep your engine's own.
