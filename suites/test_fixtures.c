@@ -12,6 +12,7 @@
 #include "helpers.h"
 #include "protocol/jbuf.h"
 #include "protocol/recipe.h"
+#include "protocol/request.h"
 #include "protocol/serve.h"
 #include "run/check.h"
 #include "run/fixture.h"
@@ -32,7 +33,7 @@ static char *serve_text(const char *input, size_t len) {
   FILE *in = fmemopen((void *)input, len, "r");
   FILE *answers = open_memstream(&out, &size);
   cr_assert(in && answers);
-  cr_assert_eq(sieve_serve(in, answers, "deepinfer", NULL), 0);
+  cr_assert_eq(sieve_serve(in, answers, "deepinfer", NULL, REQ_OPTIONS_ALL), 0);
   fclose(in);
   fclose(answers);
   return out;
@@ -113,7 +114,7 @@ static int reading_holds(const cJSON *c, const cJSON *reading, const cJSON *requ
   const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reading, "rule"));
   cr_assert_eq(profile_parse_rule(text, &rule, why, sizeof why), 0, "%s", why);
   jbuf answer = {0};
-  sieve_serve_request(request, text, &rule, &answer);
+  sieve_serve_request(request, text, &rule, REQ_OPTIONS_ALL, &answer);
   cr_assert(!answer.failed);
   cJSON *got = cJSON_ParseWithLength(answer.data, answer.len);
   int held = sieve_check(cJSON_GetObjectItemCaseSensitive(reading, "expect"), got, why, sizeof why);

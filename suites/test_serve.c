@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/impl.h"
 #include "helpers.h"
 #include "protocol/recipe.h"
 #include "protocol/request.h"
@@ -20,7 +21,8 @@ typedef struct served {
   cJSON *lines[16];
 } served;
 
-/* The answers of the oracle serving as `name`, or of a library's table when `impl` is not NULL. */
+/* The answers of the oracle serving as `name` with every sampling option, or of a library's
+ * table when `impl` is not NULL. */
 static served serve_with(const char *input, size_t len, const char *name, const sieve_impl *impl) {
   served s;
   memset(&s, 0, sizeof s);
@@ -28,7 +30,9 @@ static served serve_with(const char *input, size_t len, const char *name, const 
   size_t size = 0;
   FILE *out = open_memstream(&s.text, &size);
   cr_assert(in && out);
-  cr_assert_eq(impl ? sieve_serve_impl(in, out, impl) : sieve_serve(in, out, name, NULL), 0);
+  cr_assert_eq(
+      impl ? sieve_serve_impl(in, out, impl) : sieve_serve(in, out, name, NULL, REQ_OPTIONS_ALL),
+      0);
   fclose(in);
   fclose(out);
   for (char *line = strtok(s.text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -220,16 +224,47 @@ Test(serve, bad_min_p_penalties_and_token_ids_name_their_field) {
   served_free(&s);
 }
 
+/* The answers of `sieve serve --profile profile --rule rule` to `input`. */
+static served serve_profile(const char *input, const char *profile, const char *rule) {
+  sieve_rule r;
+  unsigned options;
+  char name[256], err[256];
+  cr_assert_eq(impl_rule(profile, rule, &r, &options, name, sizeof name, err, sizeof err), 0);
+  served s;
+  memset(&s, 0, sizeof s);
+  FILE *in = fmemopen((void *)input, strlen(input), "r");
+  size_t size = 0;
+  FILE *out = open_memstream(&s.text, &size);
+  cr_assert(in && out);
+  cr_assert_eq(sieve_serve(in, out, name, &r, options), 0);
+  fclose(in);
+  fclose(out);
+  for (char *line = strtok(s.text, "\n"); line; line = strtok(NULL, "\n"))
+    cr_assert((s.lines[s.n_lines++] = cJSON_Parse(line)) != NULL && s.n_lines < 16);
+  return s;
+}
+
 Test(serve, hello_declares_the_sampling_options_under_deepinfers_rule_and_none_under_a_profile) {
   const char *hello = "{\"op\":\"hello\",\"protocol\":1}\n";
-  const char *names[] = {"deepinfer", "deepinfer+boundary=ge", "vllm"};
-  const int declared[] = {5, 5, 0};
-  for (size_t i = 0; i < 3; i++) {
-    served s = serve_with(hello, strlen(hello), names[i], NULL);
+  const char *names[] = {"deepinfer", "deepinfer", "vllm", "llama.cpp"};
+  const char *rules[] = {NULL, "boundary=ge", NULL, "boundary=ge"};
+  const int declared[] = {5, 5, 0, 0};
+  for (size_t i = 0; i < 4; i++) {
+    served s = serve_profile(hello, names[i], rules[i]);
     cr_expect_eq(cJSON_GetArraySize(at(s.lines[0], "sampling_options")), declared[i], "%s",
                  names[i]);
     served_free(&s);
   }
+}
+
+Test(serve, a_profile_refuses_a_sampling_option_it_does_not_take_naming_the_field) {
+  const char *input = "{\"op\":\"filter\",\"rows\":[{\"logits\":[3,2,1,0],"
+                      "\"params\":{\"min_p\":0.3}}]}\n";
+  served s = serve_profile(input, "vllm", NULL);
+  cr_assert_eq(s.n_lines, 1);
+  expect_error(s.lines[0], "invalid_params", "min_p");
+  cr_expect(strstr(cJSON_GetObjectItem(at(s.lines[0], "error"), "message")->valuestring, "vllm"));
+  served_free(&s);
 }
 
 static int oracle_filter(const float *logits, size_t vocab, const sieve_params *params,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engines/profiles.h"
+#include "protocol/request.h"
 #include "run/fixture.h"
 
 const engine_profile *impl_profile(const char *name, char *err, size_t err_len) {
@@ -17,12 +18,13 @@ const engine_profile *impl_profile(const char *name, char *err, size_t err_len) 
   return p;
 }
 
-int impl_rule(const char *profile, const char *rule_text, sieve_rule *rule, char *name,
-              size_t name_len, char *err, size_t err_len) {
+int impl_rule(const char *profile, const char *rule_text, sieve_rule *rule, unsigned *options,
+              char *name, size_t name_len, char *err, size_t err_len) {
   const engine_profile *p = impl_profile(profile, err, err_len);
   if (!p)
     return -1;
   *rule = p->rule;
+  *options = req_options_of_text(p->sampling_options, NULL, 0);
   if (rule_text && profile_parse_rule(rule_text, rule, err, err_len) != 0)
     return -1;
   snprintf(name, name_len, "%s%s%s", profile, rule_text ? "+" : "", rule_text ? rule_text : "");
@@ -32,7 +34,7 @@ int impl_rule(const char *profile, const char *rule_text, sieve_rule *rule, char
 int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t err_len) {
   ssize_t n = readlink("/proc/self/exe", cmd->self, sizeof cmd->self - 1);
   cmd->self[n > 0 ? n : 0] = '\0';
-  cmd->target = (impl_target){cmd->argv, NULL, NULL, 0};
+  cmd->target = (impl_target){cmd->argv, NULL, NULL, 0, 0u};
   const char *arg = strchr(impl, ':') ? strchr(impl, ':') + 1 : "";
   if (strncmp(impl, "exec:", 5) == 0 && *arg) {
     char *argv[] = {"/bin/sh", "-c", (char *)arg, NULL};
@@ -52,8 +54,8 @@ int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t er
                     "rule:AXIS=VALUE,..., not '%s'",
                     impl),
            -1;
-  if (impl_rule(prof ? arg : "deepinfer", prof ? NULL : arg, &cmd->rule, cmd->name,
-                sizeof cmd->name, err, err_len) != 0)
+  if (impl_rule(prof ? arg : "deepinfer", prof ? NULL : arg, &cmd->rule, &cmd->target.options,
+                cmd->name, sizeof cmd->name, err, err_len) != 0)
     return -1;
   cmd->target.rule = &cmd->rule;
   cmd->target.name = cmd->name;

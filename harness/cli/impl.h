@@ -24,10 +24,11 @@ int impl_command_parse(impl_command *cmd, const char *impl, char *err, size_t er
 /* The profile called `name`, or NULL with a message in `err`. */
 const engine_profile *impl_profile(const char *name, char *err, size_t err_len);
 
-/* The rule of a profile with AXIS=VALUE,... set on it (rule_text may be NULL), and its name as
- * hello gives it ("vllm", "deepinfer+boundary=ge"); -1 with a message in `err`. */
-int impl_rule(const char *profile, const char *rule_text, sieve_rule *rule, char *name,
-              size_t name_len, char *err, size_t err_len);
+/* The rule of a profile with AXIS=VALUE,... set on it (rule_text may be NULL), the sampling
+ * options the profile takes (request.h's bits), and its name as hello gives it ("vllm",
+ * "deepinfer+boundary=ge"); -1 with a message in `err`. */
+int impl_rule(const char *profile, const char *rule_text, sieve_rule *rule, unsigned *options,
+              char *name, size_t name_len, char *err, size_t err_len);
 
 /* The fixture file: $SIEVE_FIXTURES, or found from the executable (build/, build/san/, or an
  * install's share/sieve/). Returns `buf`. */

@@ -25,12 +25,13 @@ static int serve_main(const cli_command *self, int argc, char **argv) {
                            NULL);
   if (!lib) {
     sieve_rule rule;
+    unsigned offered;
     char name[256];
     char err[PATH_MAX + 200];
-    if (impl_rule(profile ? profile : "deepinfer", rule_text, &rule, name, sizeof name, err,
-                  sizeof err) != 0)
+    if (impl_rule(profile ? profile : "deepinfer", rule_text, &rule, &offered, name, sizeof name,
+                  err, sizeof err) != 0)
       return cli_usage_error(self, err, NULL);
-    return sieve_serve(stdin, stdout, name, &rule);
+    return sieve_serve(stdin, stdout, name, &rule, offered);
   }
   char err[PATH_MAX + 200];
   const sieve_impl *impl = backend_load_library(lib, err, sizeof err);

@@ -16,6 +16,7 @@
 
 #include "profiles.h"
 #include "protocol/jbuf.h"
+#include "protocol/request.h"
 #include "protocol/serve.h"
 #include "run/check.h"
 #include "run/fixture.h"
@@ -91,7 +92,7 @@ static cJSON *probe_case(const probe_row *row, size_t index, jbuf *buf) {
   cJSON_AddStringToObject(c, "family", "probes");
   cJSON_AddStringToObject(c, "suite", "probes");
   cJSON_AddItemToObject(c, "request", request);
-  sieve_serve_request(request, "fingerprint", &deepinfer, buf);
+  sieve_serve_request(request, "fingerprint", &deepinfer, REQ_OPTIONS_ALL, buf);
   cJSON *answer = buf->failed ? NULL : cJSON_Parse(buf->data);
   cJSON *expect = !answer ? NULL
                   : !strcmp(sieve_case_str(request, "op"), "filter")

@@ -66,7 +66,8 @@ const engine_profile profiles[] = {
           SEEN("our reading: min-p, top-p and top-k cut one ranking of the full distribution "
                "(oracle/filter.c min_p_keep)"),
       A(MIN_P_BOUNDARY) =
-          SEEN("our reading: p < min_p * the largest goes (oracle/filter.c min_p_removes)")}},
+          SEEN("our reading: p < min_p * the largest goes (oracle/filter.c min_p_removes)")},
+     "min_p,frequency_penalty,presence_penalty,repetition_penalty,penalty_last_n"},
     {"numpy-002",
      "the NumPy sampler of seed 002 (Hugging Face order)",
      {.rank_key = SIEVE_RANK_KEY_LOGIT,
@@ -108,7 +109,8 @@ const engine_profile profiles[] = {
       A(PENALTY_TOKENS) = UNCONFIRMED("seed 002 has no penalties"),
       A(MIN_P_SCALE) = UNCONFIRMED("seed 002 has no min-p"),
       A(MIN_P_ORDER) = UNCONFIRMED("seed 002 has no min-p"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 002 has no min-p")}},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 002 has no min-p")},
+     ""},
     {"vllm",
      "vLLM v1, its PyTorch sampler (vllm-project/vllm v0.19.0, 2a69949)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -190,7 +192,8 @@ const engine_profile profiles[] = {
                "renormalizes over what it left (2a69949, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("vllm/v1/sample/logits_processor/builtin.py MinPLogitsProcessor.apply: "
-               "probability_values < max * min_p removed (2a69949, read)")}},
+               "probability_values < max * min_p removed (2a69949, read)")},
+     ""},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -270,7 +273,8 @@ const engine_profile profiles[] = {
                "sorted probs, then probs_sort < probs_sort[:, 0] * min_p (15a4398, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("same: probs_sort < min_p_thresholds removed; flashinfer's kernel keeps probs "
-               ">= pivot (15a4398, read)")}},
+               ">= pivot (15a4398, read)")},
+     ""},
     {"hf-transformers",
      "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -348,7 +352,8 @@ const engine_profile profiles[] = {
                "left (c49429e, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("generation/logits_process.py MinPLogitsWarper.__call__: probs < min_p * "
-               "top_probs removed (c49429e, read)")}},
+               "top_probs removed (c49429e, read)")},
+     ""},
     {"transformers.js",
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -413,7 +418,8 @@ const engine_profile profiles[] = {
           "min_p is not offered (src/generation/configuration_utils.js GenerationConfig "
           "has no min_p)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
+     ""},
     {"sglang-004",
      "SGLang as seed 004 describes it",
      {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
@@ -454,7 +460,8 @@ const engine_profile profiles[] = {
       A(PENALTY_TOKENS) = UNCONFIRMED("seed 004 does not say which tokens the penalties count"),
       A(MIN_P_SCALE) = UNCONFIRMED("seed 004 has no min-p"),
       A(MIN_P_ORDER) = UNCONFIRMED("seed 004 has no min-p"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 004 has no min-p")}},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 004 has no min-p")},
+     ""},
     {"llama.cpp",
      "llama.cpp's default sampler chain (ggml-org/llama.cpp, tag v0.4.0 as node-llama-cpp 3.21.1 "
      "bundles it)",
@@ -529,7 +536,8 @@ const engine_profile profiles[] = {
                "(00efb3e, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("src/llama-sampling.cpp llama_sampler_min_p_apply: logit >= max_logit + logf(p) "
-               "kept, in float32 log space (00efb3e, read)")}},
+               "kept, in float32 log space (00efb3e, read)")},
+     ""},
     {"mlx-lm",
      "MLX-LM make_sampler (ml-explore/mlx-lm)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -601,7 +609,8 @@ const engine_profile profiles[] = {
                "logprobs, min-p against their max (d78bf58, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("mlx_lm/sample_utils.py apply_min_p: logprobs < top + log(min_p) removed, in "
-               "log space (d78bf58, read)")}},
+               "log space (d78bf58, read)")},
+     ""},
     {"ollama",
      "Ollama's Go sampler (ollama/ollama sample/, f63eea3; removed in 9db4bdb, after which GGML "
      "models use llama.cpp's chain)",
@@ -655,7 +664,8 @@ const engine_profile profiles[] = {
                "read)"),
       A(MIN_P_ORDER) = SEEN("same: minP last, against the top token's p (f63eea3, read)"),
       A(MIN_P_BOUNDARY) =
-          SEEN("sample/transforms.go minP: t.value < maxProb * p removed (f63eea3, read)")}},
+          SEEN("sample/transforms.go minP: t.value < maxProb * p removed (f63eea3, read)")},
+     ""},
     {"tensorrt-llm",
      "TensorRT-LLM's PyTorch TorchSampler on its FlashInfer path (NVIDIA/TensorRT-LLM; the "
      "default sampler_type=auto)",
@@ -719,7 +729,8 @@ const engine_profile profiles[] = {
                                    "UtilsSamplingParams has none)"),
       A(MIN_P_BOUNDARY) =
           UNCONFIRMED("the TorchSampler ignores min_p at 053c42c (sampling_utils.py "
-                      "UtilsSamplingParams has none)")}},
+                      "UtilsSamplingParams has none)")},
+     ""},
     {"candle",
      "candle's LogitsProcessor as its example CLIs build it (huggingface/candle 2a13b0f: "
      "candle-transformers/src/generation/mod.rs, candle-examples/examples/llama/main.rs)",
@@ -781,7 +792,8 @@ const engine_profile profiles[] = {
       A(MIN_P_SCALE) =
           UNCONFIRMED("min_p is not offered (candle-transformers/src/generation/mod.rs Sampling)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
+     ""},
     {"mistral.rs",
      "mistral.rs's sampler on CPU tensors (EricLBuehler/mistral.rs 9e92262: "
      "mistralrs-core/src/sampler.rs Sampler::sample)",
@@ -851,7 +863,8 @@ const engine_profile profiles[] = {
                "(9e92262, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("same: min_p_threshold >= prob removed; min_p >= 1 is off, which no value names "
-               "(9e92262, read)")}},
+               "(9e92262, read)")},
+     ""},
     {"mlc-llm",
      "MLC-LLM's serve engine sampler (mlc-ai/mlc-llm 79d603f: cpp/serve/sampler/, "
      "python/mlc_llm/compiler_pass/attach_softmax_with_temperature.py); it has no top-k",
@@ -911,7 +924,8 @@ const engine_profile profiles[] = {
       A(MIN_P_SCALE) =
           UNCONFIRMED("min_p is not offered (cpp/serve/config.h GenerationConfigNode)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
+     ""},
     {"flashinfer-top-k-first",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
      "(flashinfer-ai/flashinfer)",
@@ -965,7 +979,8 @@ const engine_profile profiles[] = {
                       "another entry point)"),
       A(MIN_P_BOUNDARY) =
           UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
-                      "another entry point)")}},
+                      "another entry point)")},
+     ""},
     {"flashinfer-joint",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=joint "
      "(flashinfer-ai/flashinfer)",
@@ -1013,7 +1028,8 @@ const engine_profile profiles[] = {
                       "another entry point)"),
       A(MIN_P_BOUNDARY) =
           UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
-                      "another entry point)")}},
+                      "another entry point)")},
+     ""},
     {"tgi",
      "Hugging Face text-generation-inference, /generate with sampling on a flash model "
      "(huggingface/text-generation-inference db931fc: router/src/validation.rs, "
@@ -1074,8 +1090,9 @@ const engine_profile profiles[] = {
                "chooser gets all_input_ids_tensor, the prompt and the output (db931fc, read)"),
       A(MIN_P_SCALE) = UNCONFIRMED("min_p is not offered (router/src/lib.rs GenerateParameters)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")}},
-    {NULL, NULL, {0}, {{NULL, 0}}},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
+     ""},
+    {NULL, NULL, {0}, {{NULL, 0}}, NULL},
 };
 
 const engine_profile *profile_find(const char *name) {

@@ -19,6 +19,12 @@ typedef struct engine_profile {
   const char *engine; /* what it describes */
   sieve_rule rule;
   profile_choice why[SIEVE_AXIS_COUNT]; /* indexed by SIEVE_AXIS_* */
+  /* The sampling options `sieve serve --profile` takes, as a library lists them
+   * (protocol/sieve_impl.h). An engine's profile states its choices on the penalty and min-p
+   * axes, not yet its limits and what an overflow becomes: it takes none, so that no answer of
+   * ours to those requests passes for the engine's (harness/engines/PENALTIES.md has what each
+   * engine offers). */
+  const char *sampling_options;
 } engine_profile;
 
 /* The profile called `name`, or NULL. */

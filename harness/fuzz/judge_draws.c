@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "protocol/jbuf.h"
+#include "protocol/request.h"
 #include "protocol/serve.h"
 #include "run/check.h"
 
@@ -39,7 +40,7 @@ cJSON *fuzz_oracle_answer(const fuzz_judge *j, const cJSON *request, size_t row)
   if (ok && rows)
     ok = one && cJSON_AddItemReferenceToArray(one, cJSON_GetArrayItem(rows, (int)row));
   if (ok) {
-    sieve_serve_request(alone, j->name, j->rule, &answer);
+    sieve_serve_request(alone, j->name, j->rule, REQ_OPTIONS_ALL, &answer); /* fuzz sets none */
     root = answer.failed || !answer.data ? NULL : cJSON_Parse(answer.data);
   }
   cJSON *got = rows ? cJSON_GetObjectItemCaseSensitive(root, "rows") : NULL;

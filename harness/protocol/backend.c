@@ -34,10 +34,12 @@ const sieve_impl *backend_load_library(const char *path, char *err, size_t len) 
   return impl;
 }
 
-unsigned backend_options(const sieve_impl *impl) {
-  if (!impl)
-    return REQ_OPTIONS_ALL;
+unsigned backend_library_options(const sieve_impl *impl) {
   return impl->abi >= 4 ? req_options_of_text(impl->sampling_options, NULL, 0) : 0u;
+}
+
+unsigned backend_options(const backend *b) {
+  return b->impl ? backend_library_options(b->impl) : b->options;
 }
 
 int backend_supports(const sieve_impl *impl, const char *op) {

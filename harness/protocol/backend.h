@@ -14,9 +14,9 @@
  * or exports no table of a known ABI. */
 const sieve_impl *backend_load_library(const char *path, char *err, size_t len);
 
-/* The sampling options it takes, one bit each (request.h): all for the oracle, a library's
- * `sampling_options` (ABI 4), none for an earlier library. */
-unsigned backend_options(const sieve_impl *impl);
+/* The sampling options a library takes, one bit each (request.h): its `sampling_options`
+ * (ABI 4), none for an earlier library. */
+unsigned backend_library_options(const sieve_impl *impl);
 
 /* Nonzero when the backend implements the protocol op `op`. */
 int backend_supports(const sieve_impl *impl, const char *op);
@@ -24,7 +24,11 @@ int backend_supports(const sieve_impl *impl, const char *op);
 typedef struct backend {
   const sieve_impl *impl; /* NULL: the oracle */
   const sieve_rule *rule; /* the oracle's rule */
+  unsigned options;       /* the sampling options the oracle takes under it (a profile's) */
 } backend;
+
+/* The sampling options it takes: the oracle's `options`, or the library's. */
+unsigned backend_options(const backend *b);
 
 int backend_validate(const backend *b, const sieve_params *in, sieve_params *out);
 

@@ -47,7 +47,7 @@ static char *ask_line(conn *c, const conn_request *r, char *detail, size_t detai
   if (!c->target.rule)
     return proc_ask_line(&c->p, r->text.data, r->text.len, detail, detail_len);
   jbuf answer = {0};
-  sieve_serve_request(r->json, c->target.name, c->target.rule, &answer);
+  sieve_serve_request(r->json, c->target.name, c->target.rule, c->target.options, &answer);
   if (answer.failed)
     snprintf(detail, detail_len, "the oracle in process could not answer (out of memory)");
   return answer.failed ? (jbuf_free(&answer), NULL) : answer.data;

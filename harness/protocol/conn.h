@@ -21,6 +21,7 @@ typedef struct impl_target {
   const sieve_rule *rule; /* the oracle in process under this rule */
   const char *name;       /* the rule's name: a profile, with "+AXIS=VALUE,..." when set */
   int reads_recipes;      /* the child is sieve serve (lib:), which reads recipe rows */
+  unsigned options;       /* the sampling options the rule takes (request.h's bits) */
 } impl_target;
 
 /* Requests in a row without an answer after which fingerprint and diff ask no more. */

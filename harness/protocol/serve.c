@@ -91,15 +91,6 @@ static const cJSON *require_array(op_context *ctx, const char *key) {
  * variants. An engine's profile states its values on the
  * penalty and min-p axes but not yet its limits or what an overflow becomes, so it declares
  * none, and sieve run skips their cases rather than take DeepInfer's answers for the engine's. */
-static unsigned declared_options(const op_context *ctx) {
-  if (ctx->impl)
-    return backend_options(ctx->impl);
-  const size_t n = strlen("deepinfer");
-  return strncmp(ctx->profile, "deepinfer", n) == 0 && (!ctx->profile[n] || ctx->profile[n] == '+')
-             ? REQ_OPTIONS_ALL
-             : 0u;
-}
-
 static int op_hello(op_context *ctx) {
   static const char *const keys[] = {"op", "protocol", NULL};
   if (check_keys(ctx, keys) != 0)
@@ -126,7 +117,7 @@ static int op_hello(op_context *ctx) {
   if (!ctx->impl && ctx->backend->rule && ctx->backend->rule->draw == SIEVE_DRAW_OWN)
     jbuf_raw(b, ",\"rng\":\"own\"");
   static const char *const options[] = {REQ_SAMPLING_OPTIONS(REQ_OPTION_NAME)};
-  const unsigned offered = declared_options(ctx);
+  const unsigned offered = backend_options(ctx->backend);
   jbuf_key(b, "sampling_options", 1);
   jbuf_raw(b, "[");
   for (int i = 0, first = 1; i < REQ_OPTION_COUNT; i++)
@@ -549,12 +540,12 @@ static int dispatch(op_context *ctx) {
       if (!backend_supports(ctx->impl, ops[i].name))
         return req_fail(ctx->err, SIEVE_KIND_OP, "op", "op \"%s\" is not implemented by %s",
                         ops[i].name, ctx->impl->name);
-      const char *missing = req_option_missing(ctx->req, backend_options(ctx->impl));
+      const char *missing = req_option_missing(ctx->req, backend_options(ctx->backend));
       if (missing)
         return req_fail(ctx->err, SIEVE_KIND_PARAMS, missing,
                         "%s is not taken by %s: its sampling_options do not list it "
                         "(harness/protocol/sieve_impl.h)",
-                        missing, ctx->impl->name);
+                        missing, ctx->impl ? ctx->impl->name : ctx->profile);
       return ops[i].handler(ctx);
     }
   return req_fail(ctx->err, SIEVE_KIND_OP, "op", "unsupported op \"%s\"", op->valuestring);
@@ -579,8 +570,8 @@ static void answer_request(const cJSON *req, const char *profile, const backend 
 }
 
 void sieve_serve_request(const cJSON *request, const char *name, const sieve_rule *rule,
-                         jbuf *out) {
-  backend target = {NULL, rule};
+                         unsigned options, jbuf *out) {
+  backend target = {NULL, rule, options};
   jbuf_reset(out);
   answer_request(request, name, &target, out);
 }
@@ -640,12 +631,13 @@ static int serve_loop(FILE *in, FILE *out, const char *profile, const backend *t
   return rc;
 }
 
-int sieve_serve(FILE *in, FILE *out, const char *name, const sieve_rule *rule) {
-  backend target = {NULL, rule};
+int sieve_serve(FILE *in, FILE *out, const char *name, const sieve_rule *rule,
+                unsigned options) {
+  backend target = {NULL, rule, options};
   return serve_loop(in, out, name, &target);
 }
 
 int sieve_serve_impl(FILE *in, FILE *out, const sieve_impl *impl) {
-  backend target = {impl, NULL};
+  backend target = {impl, NULL, 0u};
   return serve_loop(in, out, "", &target);
 }

@@ -15,18 +15,20 @@
 
 /*
  * Answers one request per line of `in` on `out` until EOF or {"op":"bye"}, under `rule` (NULL:
- * DeepInfer's), whose name hello gives as its "profile". Returns 0, or 1 when writing to `out`
- * failed.
+ * DeepInfer's), whose name hello gives as its "profile", taking the sampling `options`
+ * (request.h's bits; hello lists them, and a request naming another is refused). Returns 0, or
+ * 1 when writing to `out` failed.
  */
 struct sieve_rule;
-int sieve_serve(FILE *in, FILE *out, const char *name, const struct sieve_rule *rule);
+int sieve_serve(FILE *in, FILE *out, const char *name, const struct sieve_rule *rule,
+                unsigned options);
 
 /* The answer `sieve serve` writes to one request (a JSON object, not bye) under `rule`, into
  * `out` (reset first): the oracle answering in process, for profile: and rule: implementations. */
 struct cJSON;
 struct jbuf;
 void sieve_serve_request(const struct cJSON *request, const char *name,
-                         const struct sieve_rule *rule, struct jbuf *out);
+                         const struct sieve_rule *rule, unsigned options, struct jbuf *out);
 
 /* Whether `key` names one of the oracle's extra answers (PROTOCOL.md: the margins, the kept
  * count and mass, a speculative step's p and q), which an implementation need not give and

@@ -58,6 +58,8 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
       json_axis_value(b, a, x->nearest);
       jbuf_key(b, "unexplained", 1);
       json_list(b, x->unfit_cases, ",");
+      jbuf_key(b, "cause_may_lie_elsewhere", 1);
+      jbuf_raw(b, x->elsewhere ? "true" : "false");
     }
     jbuf_char(b, '}');
   }

@@ -129,7 +129,8 @@ void report_cause_lines(const run_report *r, FILE *out, int markdown) {
 
 void report_axis_value(const fit_axis *x, int axis, char *out, size_t len) {
   if (x->unfit) {
-    snprintf(out, len, "no value fits (nearest %s)", sieve_axis_value_name(axis, x->nearest));
+    snprintf(out, len, "no value fits (nearest %s)%s", sieve_axis_value_name(axis, x->nearest),
+             x->elsewhere ? ", or another cause" : "");
     return;
   }
   if (x->value >= 0) {
@@ -155,8 +156,11 @@ static void diagnosis_axes(const fit_result *f, FILE *out, int markdown) {
     const fit_axis *x = &f->axes[a];
     char value[160];
     report_axis_value(x, a, value, sizeof value);
-    const char *by = x->unfit                         ? "unexplained failures turn on it: "
+    const char *by = x->elsewhere ? "unexplained failures turn on it, and others on no axis (one "
+                                    "cause may fail both): "
+                     : x->unfit                       ? "unexplained failures turn on it: "
                      : x->n_deciding && x->value >= 0 ? "decided by "
+                     : x->split ? "each value fails a case another explains, as these show: "
                      : x->n_deciding                  ? "rule out the other values: "
                                                       : "no case separates its values";
     const char *cases = x->unfit ? x->unfit_cases : x->deciding;
@@ -191,7 +195,7 @@ void report_rule_text(const fit_result *f, char *out, size_t len) {
       strcmp(out, "deepinfer") == 0 ? " on every axis the cases determine; open: " : "; open: ";
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
     const fit_axis *x = &f->axes[a];
-    if (x->value >= 0 || !x->n_deciding || !(x->candidates & (x->candidates - 1)))
+    if (x->value >= 0 || x->unfit || !x->n_deciding || !(x->candidates & (x->candidates - 1)))
       continue;
     size_t at = strlen(out);
     if (at + 1 >= len)
@@ -204,6 +208,14 @@ void report_rule_text(const fit_result *f, char *out, size_t len) {
     if (at < len)
       snprintf(out + at, len - at, ")");
     sep = ", ";
+  }
+  sep = "; no value fits: ";
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
+    size_t at = strlen(out);
+    if (f->axes[a].unfit && at + 1 < len) {
+      snprintf(out + at, len - at, "%s%s", sep, sieve_axis_name(a));
+      sep = ", ";
+    }
   }
 }
 

@@ -69,11 +69,20 @@ static int match(checker *c, const cJSON *expect, const cJSON *got, const char *
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+int sieve_answer_is_nan(const cJSON *x) {
+  return cJSON_IsString(x) && strcmp(x->valuestring, "nan") == 0;
+}
+
+/* How a mismatch names a value that is no number. */
+static const char *non_number(const cJSON *got) {
+  return sieve_answer_is_nan(got) ? "NaN" : "a non-number";
+}
+
 static int match_exact(checker *c, const cJSON *want, const cJSON *got, const char *path) {
   double a, b;
   if (req_number(want, REQ_NULL_MINUS_INF, &a) == 0 && !cJSON_IsString(want)) {
     if (req_number(got, REQ_NULL_MINUS_INF, &b) != 0 || cJSON_IsString(got))
-      return mismatch(c, path, "expected the number %.17g, got a non-number", a);
+      return mismatch(c, path, "expected the number %.17g, got %s", a, non_number(got));
     return same_bits(a, b) ? 1 : mismatch(c, path, "expected exactly %.17g, got %.17g", a, b);
   }
   if (cJSON_IsString(want))
@@ -159,7 +168,7 @@ static int match_approx(checker *c, const cJSON *want, const cJSON *got, const t
   if (req_number(want, REQ_NULL_MINUS_INF, &a) != 0)
     return mismatch(c, path, "the fixture's expected value is not a number");
   if (req_number(got, REQ_NULL_MINUS_INF, &b) != 0 || cJSON_IsString(got))
-    return mismatch(c, path, "expected a number near %.17g, got a non-number", a);
+    return mismatch(c, path, "expected a number near %.17g, got %s", a, non_number(got));
   return close_enough(c, a, b, t) ? 1 : off_by(c, path, a, b, t);
 }
 

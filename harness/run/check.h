@@ -36,6 +36,9 @@ int sieve_check(const cJSON *expect, const cJSON *got, char *why, size_t why_len
 int sieve_check_at(const cJSON *expect, const cJSON *got, int precision, char *why, size_t why_len,
                    int *error_mismatch);
 
+/* Whether a logprob or value of an answer is NaN (the protocol's string "nan"). */
+int sieve_answer_is_nan(const cJSON *x);
+
 /* The decisions of an answer as 16 hex digits: which entries are -inf, the tokens, ids and
  * counts, the strings (error kinds and fields) and the shape, not the values arithmetic may move
  * within their bounds (nor error messages). Two failures with one digest keep the same tokens,

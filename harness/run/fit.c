@@ -22,6 +22,7 @@
 #include "fixture.h"
 #include "protocol/jbuf.h"
 #include "protocol/recipe.h"
+#include "protocol/request.h"
 #include "protocol/serve.h"
 #include "runner.h"
 #include "suites.h"
@@ -522,7 +523,7 @@ static uint32_t answer_under(fitter *f, const fit_case *fc, const sieve_rule *ru
   uint32_t consulted = 0;
   sieve_rule traced = *rule;
   traced.consulted = &consulted;
-  sieve_serve_request(fc->request, "fit", &traced, &f->buf);
+  sieve_serve_request(fc->request, "fit", &traced, REQ_OPTIONS_ALL, &f->buf);
   return consulted;
 }
 
@@ -593,7 +594,7 @@ static int agrees_elsewhere_in_tail(const fitter *f, fit_case *fc, const sieve_r
   untailed.consulted = NULL;
   sieve_rule_set(&untailed, SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_OFF);
   jbuf answer = {0};
-  sieve_serve_request(fc->request, "fit", &untailed, &answer);
+  sieve_serve_request(fc->request, "fit", &untailed, REQ_OPTIONS_ALL, &answer);
   const int yes = !answer.failed && answer.data &&
                   agrees_with(fc, answer.data, f->precision, rule, any_order, 1);
   jbuf_free(&answer);
@@ -1104,11 +1105,14 @@ static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a)
   for (int v = 0; (f->searched >> a & 1) && v < sieve_axis_values(a); v++)
     if (v != x->value && ties_fit(f, fit, reads, a, v))
       x->candidates |= 1u << v;
+  x->split = 0;
   for (size_t i = 0; (f->searched >> a & 1) && i < f->n && x->n_deciding < FIT_DECIDING; i++) {
     int decides = 0;
     const int explained = weighed(f, i) && (reads[i] >> a & 1) && agrees(f, i, &fit->rule);
-    for (int v = 0; explained && v < sieve_axis_values(a) && !decides; v++)
+    for (int v = 0; explained && v < sieve_axis_values(a) && !decides; v++) {
       decides = v != x->value && lost_at(f, i, fit, a, v);
+      x->split |= decides && (x->candidates >> v & 1);
+    }
     if (decides && x->n_deciding++ < FIT_DECIDING)
       append(x->deciding, sizeof x->deciding, ",", f->cases[i].result->id);
   }
@@ -1130,6 +1134,11 @@ static int describe_axes(fitter *f, fit_result *fit) {
     if (x->candidates != (1u << x->value) || x->n_deciding == 0) {
       f->all = 1;
       weigh_axis(f, fit, reads, a);
+    }
+    for (int v = 0; x->n_deciding == 0 && (f->searched >> a & 1) && v < sieve_axis_values(a);
+         v++) { /* only cases a misreading explains separate its values: they decide no axis */
+      sieve_rule c = fit->rule;
+      x->candidates |= (uint32_t)(sieve_rule_set(&c, a, v) == 0) << v;
     }
     x->candidates = prefer_specific_order(a, x->candidates);
     if (x->candidates != (1u << x->value))
@@ -1247,16 +1256,19 @@ static void difference(fit_case *fc, const cJSON *r, char *out, size_t len) {
   else {
     const cJSON *rl = cJSON_GetObjectItemCaseSensitive(rr, "logprobs");
     const cJSON *hl = cJSON_GetObjectItemCaseSensitive(hr, "logprobs");
-    int r_kept = 0, h_kept = 0, other = 0;
+    int r_kept = 0, h_kept = 0, other = 0, nan = 0;
     for (const cJSON *x = rl ? rl->child : NULL, *y = hl ? hl->child : NULL; x && y;
          x = x->next, y = y->next) {
       r_kept += !cJSON_IsNull(x);
       h_kept += !cJSON_IsNull(y);
       other |= cJSON_IsNull(x) != cJSON_IsNull(y);
+      nan |= sieve_answer_is_nan(y) && !sieve_answer_is_nan(x);
     }
     const cJSON *rt = cJSON_GetObjectItemCaseSensitive(rr, "token");
     const cJSON *ht = cJSON_GetObjectItemCaseSensitive(hr, "token");
-    if (other)
+    if (nan)
+      snprintf(out, len, "NaN logprobs where the rule's are not");
+    else if (other)
       snprintf(out, len, "%s tokens than the rule keeps",
                h_kept > r_kept   ? "keeps more"
                : h_kept < r_kept ? "keeps fewer"
@@ -1402,13 +1414,17 @@ static uint32_t declared_axes(const fit_case *fc) {
  * it changes the oracle's answer there, into an error or out of one where the implementation
  * answered an error. Then the value the search kept is no more than the nearest: the
  * implementation follows no value of the axis on every case (a choice sieve has no value for).
- * A failure in a case about another axis names none: it stays in the residual. */
+ * A fingerprint probe is about its axes alone, so its failure turns on them whatever the other
+ * values answer, as the joint reading (read_probes) has it. A failure in a case about another
+ * axis names none: it stays in the residual. */
 static int turns_on(fitter *f, size_t i, const fit_result *fit, int a) {
   if (f->cases[i].refused)
     return 0;
   fit_case *fc = &f->cases[i];
   if (!(declared_axes(fc) >> a & 1))
     return 0;
+  if (fc->result->probed_axes) /* a probe asks its axis: as read_probes, no value gives it */
+    return 1;
   const memo_entry *at = evaluate(f, fc, &fit->rule);
   const cJSON *h = have(fc), *rows = cJSON_GetObjectItemCaseSensitive(h, "rows");
   const int impl_error = cJSON_GetObjectItemCaseSensitive(h, "error") ||
@@ -1428,20 +1444,36 @@ static int turns_on(fitter *f, size_t i, const fit_result *fit, int a) {
   return 0;
 }
 
-/* Marks the axes no value of which fits every case (turns_on), with the first such failures. */
+/* Whether unexplained failure k turns on no axis at all: the implementation departs in a way
+ * sieve has no value for, and that departure may be what fails the cases about an axis too. */
+static int stray(fitter *f, const fit_result *fit, const residual *res, size_t k) {
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    if (turns_on(f, res[k].index, fit, a))
+      return 0;
+  return 1;
+}
+
+/* Marks the axes no value of which fits every case (turns_on), with the first such failures;
+ * an undetermined axis too, at the value the search kept. Where other unexplained failures turn
+ * on no axis, the cause may be theirs rather than the axis's (fit_axis.elsewhere). */
 static void mark_unfit(fitter *f, fit_result *fit, const residual *res, size_t n_res) {
+  int strays = 0;
+  for (size_t k = 0; k < n_res && !strays; k++)
+    strays = stray(f, fit, res, k);
   for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
     fit_axis *x = &fit->axes[a];
-    for (size_t k = 0; x->value >= 0 && !x->from_hello && k < n_res; k++) {
+    for (size_t k = 0; !x->from_hello && k < n_res; k++) {
       if (!turns_on(f, res[k].index, fit, a))
         continue;
       if (!x->unfit++)
-        x->nearest = x->value;
+        x->nearest = sieve_rule_get(&fit->rule, a);
       if (x->unfit <= FIT_DECIDING)
         append(x->unfit_cases, sizeof x->unfit_cases, ",", f->cases[res[k].index].result->id);
     }
-    if (x->unfit)
+    if (x->unfit) {
       x->value = -1;
+      x->elsewhere = strays;
+    }
   }
 }
 

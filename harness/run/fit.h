@@ -30,12 +30,16 @@ typedef struct fit_axis {
   int unfit;             /* no value fits: unexplained failures turn on it (nearest: `nearest`) */
   int nearest;           /* the value the search kept where none fits */
   char unfit_cases[200]; /* the first of those failures, comma-separated */
+  int elsewhere;         /* unfit, while other unexplained failures turn on no axis: the cause */
+                         /* may be a departure sieve has no value for, not this axis */
   char alternative[48];  /* a reading that explains as much with DeepInfer's value: undetermined */
   uint32_t candidates;   /* bit v: value v explains as many cases as the fitted one */
   int from_hello;        /* set outside the cases: the draw by hello ("rng": "own"), */
                          /* param_precision by the validate answers the fingerprint read */
   size_t n_deciding;     /* cases found that the fitted value explains and another does not, */
   char deciding[200];    /* at most FIT_DECIDING, and their ids, comma-separated */
+  int split;             /* one of them is lost at a value that explains as many: each value */
+                         /* leaves a case another explains */
   uint32_t probed;       /* bit v: the fit with this axis at v explains every case whose */
 } fit_axis;              /* probed_axes name it (the fingerprint's joint reading) */
 

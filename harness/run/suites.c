@@ -48,11 +48,12 @@ typedef struct kept_set {
   int n;
 } kept_set;
 
-static kept_set kept_of_array(const cJSON *logprobs) {
+/* The ids whose logprob is a number (`nan` 0) or NaN (`nan` 1): null is a removed token. */
+static kept_set kept_of_array(const cJSON *logprobs, int nan) {
   kept_set k = {malloc(((size_t)cJSON_GetArraySize(logprobs) + 1) * sizeof(int)), 0};
   int i = 0;
   for (const cJSON *x = logprobs->child; k.ids && x; x = x->next, i++)
-    if (!cJSON_IsNull(x))
+    if (!cJSON_IsNull(x) && sieve_answer_is_nan(x) == nan)
       k.ids[k.n++] = i;
   return k;
 }
@@ -63,7 +64,7 @@ static int kept_of_matcher(const cJSON *m, kept_set *out) {
   const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(m, "$sparse");
   const cJSON *count = cJSON_GetObjectItemCaseSensitive(sparse, "kept_count");
   if (cJSON_IsArray(array)) {
-    *out = kept_of_array(array);
+    *out = kept_of_array(array, 0);
     return out->ids ? 0 : -1;
   }
   if (!cJSON_IsNumber(count))
@@ -131,7 +132,7 @@ static void kept_difference(const cJSON *expect, const cJSON *answer, char *out,
   out[0] = '\0';
   if (!cJSON_IsArray(have))
     return;
-  kept_set got = kept_of_array(have), first = {NULL, 0};
+  kept_set got = kept_of_array(have, 0), first = {NULL, 0};
   int n_options = 0, matched = 0;
   for (const cJSON *o = first_expected_row(expect, &options); o && got.ids && !matched;
        o = options ? o->next : NULL) {
@@ -145,13 +146,17 @@ static void kept_difference(const cJSON *expect, const cJSON *answer, char *out,
     else
       free(k.ids);
   }
-  if (got.ids && n_options > 0 && !matched) {
-    char a[160], b[160];
+  kept_set nan = kept_of_array(have, 1);
+  if (got.ids && nan.ids && n_options > 0 && !matched) {
+    char a[120], b[120], c[120];
     print_kept(first.ids ? &got : &(kept_set){NULL, got.n}, a, sizeof a);
     print_kept(&first, b, sizeof b);
-    snprintf(out, len, "kept %s expected %s%s", a, b,
-             n_options > 1 ? " (or another close outcome)" : "");
+    print_kept(&nan, c, sizeof c);
+    snprintf(out, len, "kept %s expected %s%s%s%s", a, b,
+             n_options > 1 ? " (or another close outcome)" : "", nan.n ? "; NaN at " : "",
+             nan.n ? c : "");
   }
+  free(nan.ids);
   free(first.ids);
   free(got.ids);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "protocol/request.h"
 #include "protocol/serve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -18,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
   if (in && out)
-    sieve_serve(in, out, "deepinfer", NULL);
+    sieve_serve(in, out, "deepinfer", NULL, REQ_OPTIONS_ALL);
   if (in)
     fclose(in);
   if (out)

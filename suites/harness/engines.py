@@ -181,10 +181,48 @@ def outside_the_axes(ctx):
               and kinds == {"filter: an answer where the rule's is an error (invalid_logits, "
                             "field 'logits')"},
               f"named {named[:2]}, rule {fit.get('rule')}, groups {kinds} {err[-200:]}")
+    _, report, err = ctx.run(impl("frequency-ignored"), "--suite", "penalties", "--no-batches")
+    fit = (report or {}).get("diagnosis", {})
+    named = [f"{c['id']}: {c['causes']}" for c in (report or {}).get("cases", [])
+             if c["outcome"] != "pass" and c.get("causes")]
+    unsure = {a: x.get("cause_may_lie_elsewhere") for a, x in fit.get("axes", {}).items()
+              if not x["fits"]}
+    ctx.check("sieve run of a port that ignores the frequency penalty: no failure blamed on an "
+              "axis, and penalty_tokens, whose case it fails, reads 'no value fits, or another "
+              "cause', since failures about no axis are unexplained too",
+              report and not named and fit.get("failures", 0) > 0
+              and unsure == {"penalty_tokens": True},
+              f"named {named[:2]}, unfit {unsure} {err[-200:]}")
+    _, report, err = ctx.run(impl("min-p-on-logits"), "--suite", "penalties", "--no-batches")
+    scale = (report or {}).get("diagnosis", {}).get("axes", {}).get("min_p_scale", {})
+    ctx.check("sieve run of a min-p measured on the logits: min_p_scale 'no value fits' (each "
+              "scale fails one of its cases), not undetermined between the two",
+              scale.get("fits") is False and scale.get("nearest") == "scaled",
+              f"{scale} {err[-200:]}")
+    report = ctx.json("fingerprint", "--impl", impl("min-p-on-logits"))
+    table = {a["axis"]: a["verdict"] for a in report["axes"] if a["axis"].startswith("min_p")}
+    joint = {a: v for a, v in report["diagnosis"]["rule"].items() if a.startswith("min_p")}
+    kinds = {g["kind"] for g in report["diagnosis"]["unexplained"]}
+    ctx.check("its fingerprint and the fit over its probes agree: no value fits on the min-p "
+              "axes, and the rows it answers NaN are grouped as NaN logprobs",
+              set(table.values()) == {"no value fits"} and set(joint.values()) == {None}
+              and "filter: NaN logprobs where the rule's are not" in kinds,
+              f"table {table}, joint {joint}, groups {kinds}")
     for name, key in (("probability", "probability"), ("probability-logit", "logit")):
         got, _ = fingerprint(ctx, impl(name))
         ctx.check(f"fingerprint of a sampler answering in probability space, ranking by {key}, "
                   f"finds rank_key {key}", got.get("rank_key") == key, f"got {got}")
+
+
+def diff_kinds(ctx):
+    """A difference is "tied ids" only where the tokens kept apart tie in the request."""
+    impl = f"exec:{ctx.python} {OUTSIDE} presence-per-occurrence"
+    out = ctx.cmd("diff", "profile:deepinfer", impl, "--suite", "penalties", "--format", "json")
+    kinds = {c["id"]: c["kind"] for c in json.loads(out.stdout or "{}").get("cases", [])}
+    ctx.check("sieve diff of a port taking the presence penalty per occurrence: presence-counts-"
+              "once, which keeps token 1 (logit 1.5) for token 0 (logit 2), differs in values, "
+              "not in tied ids", kinds.get("penalties/presence-counts-once") == "values",
+              f"{kinds} {out.stderr[-200:]}")
 
 
 def diffs(ctx):
@@ -255,4 +293,5 @@ def checks(ctx):
     fingerprints(ctx)
     outside_the_axes(ctx)
     diffs(ctx)
+    diff_kinds(ctx)
     survive_crashes(ctx)

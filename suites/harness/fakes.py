@@ -36,6 +36,13 @@ def fakes_report_cleanly(ctx):
         ctx.check(f"fake {fake} gets a clean report with {expected} outcomes",
                   status == 1 and expected in kinds and "Traceback" not in err,
                   f"exit {status}, outcomes {kinds}, stderr {err[-200:]}")
+        if fake == "nan-logprobs.sh":
+            unnamed = [c["detail"][:120] for c in (report or {}).get("cases", [])
+                       if c["outcome"] == "fail" and "got NaN" not in c["detail"]
+                       or "kept" in c["detail"] and "NaN at {" not in c["detail"]]
+            ctx.check("fake nan-logprobs.sh: each failure says it got NaN, and a kept set names "
+                      "the NaN ids apart from the kept ones", report and not unnamed,
+                      f"{unnamed[:2]}")
     for fake, words in UNGREETED.items():
         status, report, err = ctx.run(f"exec:{FAKES / fake}", "--suite", "smoke", "--timeout",
                                       "2", env=ctx.env())

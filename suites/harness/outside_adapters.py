@@ -22,6 +22,13 @@ checks and one choice of its own:
     unchecked          DeepInfer's rule, dividing by T, with no check of the logits: a quotient
                        that overflows is an infinity, and NaN or +inf is softmaxed as it comes
                        (most engines do so)
+    frequency-ignored  the template's min-p and penalties, but for the frequency penalty, which
+                       it takes and never applies: a bug no axis describes
+    presence-per-occurrence  the template's, but the presence penalty is taken once per
+                       occurrence, as the frequency penalty is: a port's bug (presence-per-occurrence)
+    min-p-on-logits    the template's penalties, but min-p keeps the tokens whose scaled logit is
+                       at least min_p times the largest: a scale no value of min_p_scale names,
+                       and with logits below 0 a bar no token reaches, so its answer is NaN
 
 Run as `exec:/usr/bin/python3 suites/harness/outside_adapters.py NAME`.
 """
@@ -152,17 +159,52 @@ def unchecked(logits, temperature, top_k, top_p, engine=None):
     return torch.log_softmax(masked, dim=0)
 
 
+def frequency_ignored(logits, options):
+    return TEMPLATE_PENALTIES(logits, {**options, "frequency_penalty": 0.0})
+
+
+def presence_per_occurrence(logits, options):
+    return TEMPLATE_PENALTIES(logits, {**options, "presence_penalty": 0.0,
+                                       "frequency_penalty": options["frequency_penalty"]
+                                       + options["presence_penalty"]})
+
+
+def min_p_on_logits(logits, temperature, top_k, top_p, engine=None, options=None):
+    temperature, top_k, top_p = template.sampler_params(temperature, top_k, top_p)
+    options = template.sampler_options(options or {})
+    logits = template.deepinfer_logits(logits, engine or {}, temperature, options)
+    scaled = logits * (1.0 / temperature)
+    probs = torch.softmax(scaled.double(), dim=0)
+    ids = torch.nonzero(~torch.isinf(scaled)).flatten()
+    ranked = ids[torch.sort(probs[ids], descending=True, stable=True).indices]
+    before = torch.cumsum(probs[ranked], 0) - probs[ranked]
+    kept = int((before <= top_p).sum()) if top_p < 1 else len(ranked)
+    kept = min(kept, top_k) if top_k != -1 else kept
+    if options["min_p"] > 0:
+        bar = options["min_p"] * scaled.double()[ranked[0]]
+        kept = min(kept, int((scaled.double()[ranked] >= bar).sum()))
+    masked = torch.full_like(probs, -torch.inf)
+    masked[ranked[:kept]] = scaled.double()[ranked[:kept]]
+    return torch.log_softmax(masked, dim=0)
+
+
 TEMPLATE_FILTER = template.filter_logprobs
+TEMPLATE_PENALTIES = template.penalized_logits
 SAMPLERS = {"inclusive": inclusive, "probability": probability_space(False),
             "probability-logit": probability_space(True), "divides-by-t": divides_by_t,
             "ge-tail-16": ge_tail_16, "shrunk-top-p": shrunk_top_p, "unchecked": unchecked,
-            "int32-top-k": int32_top_k}
+            "int32-top-k": int32_top_k, "min-p-on-logits": min_p_on_logits,
+            "frequency-ignored": TEMPLATE_FILTER, "presence-per-occurrence": TEMPLATE_FILTER}
+PENALTIES = {"frequency-ignored": frequency_ignored,
+             "presence-per-occurrence": presence_per_occurrence}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SAMPLERS:
         sys.exit(f"usage: outside_adapters.py {'|'.join(SAMPLERS)}")
     if sys.argv[1] == "int32-top-k":
         template.sampler_params = any_positive_top_k
+    template.penalized_logits = PENALTIES.get(sys.argv[1], TEMPLATE_PENALTIES)
     template.filter_logprobs = SAMPLERS[sys.argv[1]]
-    template.SAMPLING_OPTIONS = []  # min-p and the penalties are not its to answer
+    if sys.argv[1] not in (*PENALTIES, "min-p-on-logits"):
+        template.SAMPLING_OPTIONS = []  # min-p and the penalties are not its to answer
     template.main()
