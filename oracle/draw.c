@@ -39,19 +39,20 @@ static void load(const double *row, size_t at, size_t n, int logs, chunk *c) {
 
 static int total_mass(const double *row, size_t vocab, int logs, double *total) {
   chunk c;
-  *total = 0.0;
+  double sum = 0.0;
   for (size_t at = 0; at < vocab; at += CHUNK) {
     load(row, at, vocab - at < CHUNK ? vocab - at : CHUNK, logs, &c);
     for (size_t j = 0; j < c.n; j++) {
       if (!(c.prob[j] >= 0.0) || isinf(c.prob[j]))
         return SIEVE_EPROBS;
       if (c.prob[j] > 0.0) /* adding 0 changes nothing */
-        *total += c.prob[j];
+        sum += c.prob[j];
     }
   }
-  if (isinf(*total))
+  *total = sum;
+  if (isinf(sum))
     return SIEVE_EPROBS;
-  return *total > 0.0 ? 0 : SIEVE_EZEROMASS;
+  return sum > 0.0 ? 0 : SIEVE_EZEROMASS;
 }
 
 /* The first token whose cdf is > target, and the margin of that decision. */

@@ -195,11 +195,40 @@ Test(fast_path, takes_the_p_past_a_prefix_from_below_a_floor_that_a_token_is_at)
   row[v - 1] = 0x1.a3b86ap-26f;
   const double max = (double)row[v - 1];
   cr_assert(sieve__exp((double)row[v - 2] - max) == 0x1.2p-5);
-  const sieve_params p = {1.0, 1.0 / sieve__exp_sum(row, v, 1.0f, max, NULL), -1, 0.0, NULL};
+  for (size_t first = 0; first < 2; first++) { /* then the two first, in the blocks of lanes */
+    if (first) {
+      row[0] = row[v - 2], row[1] = row[v - 1];
+      row[v - 2] = -4.0f - 0.001f * (float)(v - 2), row[v - 1] = -4.0f - 0.001f * (float)(v - 1);
+    }
+    const sieve_params p = {1.0, 1.0 / sieve__exp_sum(row, v, 1.0f, max, NULL), -1, 0.0, NULL};
+    sieve_filter_info fa, fb;
+    const int rb = sieve_filter_spec(row, v, &p, NULL, b, &fb),
+              ra = sieve__filter_fast(row, v, &p, NULL, a, &fa, NULL, -0.75);
+    cr_assert_eq(fb.kept, 2);
+    same_answer(ra, &fa, a, rb, &fb, b, v, &p, first);
+  }
+  free(row);
+  free(a);
+  free(b);
+}
+
+/* A row whose decision needs every finite token, down to those whose e is below 2^-1026 (the
+ * histogram's bucket 0): ten tokens of p 0.1 (the total is 10, to the last bit), whose masses
+ * sum to 0.9999999999999999 in rank order, which is top_p, so top-p never cuts; one token of
+ * e 2^-60 below them, and 4189 distinct logits from -720 down (no runs). With a negative slack
+ * the first prefix stops above bucket 0, and the floor is lowered until it holds every token. */
+Test(fast_path, lowers_the_floor_to_every_finite_token_when_the_decision_needs_them) {
+  const size_t v = 4200;
+  float *row = malloc(v * sizeof *row);
+  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
+  cr_assert(row && a && b);
+  for (size_t i = 0; i < v; i++)
+    row[i] = i < 10 ? 0.0f : i == 10 ? -41.588830833596715f : -720.0f - 0.005f * (float)(i - 11);
+  const sieve_params p = {1.0, nextafter(1.0, 0.0), -1, 0.0, NULL};
   sieve_filter_info fa, fb;
   const int rb = sieve_filter_spec(row, v, &p, NULL, b, &fb),
             ra = sieve__filter_fast(row, v, &p, NULL, a, &fa, NULL, -0.75);
-  cr_assert_eq(fb.kept, 2);
+  cr_assert_eq(fb.kept, v, "top-p keeps every token");
   same_answer(ra, &fa, a, rb, &fb, b, v, &p, 0);
   free(row);
   free(a);

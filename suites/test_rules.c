@@ -7,12 +7,21 @@
 
 #include "helpers.h"
 
+/* The filter under `rule`, which must leave no block allocated. */
+static filtered run_rule_params(const sieve_rule *rule, const float *logits, size_t v,
+                                const sieve_params *p) {
+  filtered f;
+  const long live = live_allocations();
+  f.rc = sieve_filter_rule(rule, logits, v, p, NULL, f.lp, &f.info);
+  cr_expect_eq(live_allocations(), live, "the filter leaves %ld blocks allocated",
+               live_allocations() - live);
+  return f;
+}
+
 static filtered run_rule(const sieve_rule *rule, const float *logits, size_t v, double t,
                          double top_p, int64_t top_k) {
-  filtered f;
-  sieve_params p = {t, top_p, top_k, 0.0, NULL};
-  f.rc = sieve_filter_rule(rule, logits, v, &p, NULL, f.lp, &f.info);
-  return f;
+  const sieve_params p = {t, top_p, top_k, 0.0, NULL};
+  return run_rule_params(rule, logits, v, &p);
 }
 
 static const float order_row[3] = {-0.6931472f, -1.2039728f, -1.6094379f}; /* (0.5, 0.3, 0.2) */
@@ -496,7 +505,9 @@ Test(rules, sglang_top_p_one_with_a_top_k_cuts_a_peaked_rows_float32_tail) {
   row[0] = 20.0f;
   sieve_rule r = with(SIEVE_AXIS_TOPP_ONE, SIEVE_TOPP_ONE_FLOAT32_TAIL);
   sieve_params p = {1.0, 1.0, 1024, 0.0, NULL};
+  const long live = live_allocations();
   cr_assert_eq(sieve_filter_rule(&r, row, 1024, &p, NULL, lp, &info), 0);
+  cr_expect_eq(live_allocations(), live, "the float32 tail leaves no block allocated");
   cr_expect_lt(info.kept, 1024);
   cr_expect_gt(info.kept, 1);
   p.top_k = -1;
@@ -526,13 +537,6 @@ Test(rules, the_float32_tail_cut_in_a_run_of_tied_zeros_takes_the_top_p_tie_choi
 #include "engines/profiles.h"
 
 /* ------------------------------------------------ the penalties and min-p */
-
-static filtered run_rule_params(const sieve_rule *rule, const float *logits, size_t v,
-                                const sieve_params *p) {
-  filtered f;
-  f.rc = sieve_filter_rule(rule, logits, v, p, NULL, f.lp, &f.info);
-  return f;
-}
 
 /* The one token top_k 1 keeps, or -1. */
 static int64_t first_kept(const filtered *f) {
@@ -577,6 +581,41 @@ Test(rules, the_prompt_counts_for_the_repetition_penalty_or_for_every_penalty_as
   }
 }
 
+Test(rules, llama_cpp_a_window_reaching_into_the_prompt_counts_its_last_tokens) {
+  const float row[5] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+  const int64_t prompt[4] = {1, 2, 3, 4}, output[1] = {0};
+  sieve_penalties pen = {0.5, 0.0, 1.0, 3, output, 1, prompt, 4};
+  sieve_params p = {1.0, 1.0, -1, 0.0, &pen};
+  sieve_rule server = with(SIEVE_AXIS_PENALTY_TOKENS, SIEVE_PENALTY_TOKENS_PROMPT);
+  filtered f = run_rule_params(&server, row, 5, &p);
+  expect_near(f.lp[1] - f.lp[2], 0.0, 0, "neither 1 nor 2 is in the window");
+  expect_near(f.lp[1] - f.lp[3], 0.5, 1e-12, "the window holds tokens 3, 4 and 0");
+  expect_near(f.lp[1] - f.lp[4], 0.5, 1e-12, "token 4 is counted");
+  expect_near(f.lp[1] - f.lp[0], 0.5, 1e-12, "token 0 is counted");
+}
+
+Test(rules, vllm_repetition_first_scales_a_counted_token_that_a_prompt_token_precedes_in_id) {
+  const float row[3] = {1.0f, 1.0f, 2.0f};
+  const int64_t prompt[1] = {0}, output[1] = {2};
+  sieve_penalties pen = {0.5, 0.0, 2.0, -1, output, 1, prompt, 1};
+  sieve_params p = {1.0, 1.0, -1, 0.0, &pen};
+  sieve_rule vllm = with(SIEVE_AXIS_PENALTY_TOKENS, SIEVE_PENALTY_TOKENS_REPETITION_PROMPT);
+  vllm.penalty_order = SIEVE_PENALTY_ORDER_REPETITION_FIRST;
+  filtered f = run_rule_params(&vllm, row, 3, &p);
+  expect_near(f.lp[2] - f.lp[1], -0.5, 1e-12, "token 2: 2 / 2 - 0.5, not (2 - 0.5) / 2");
+  expect_near(f.lp[0] - f.lp[1], -0.5, 1e-12, "token 0, in the prompt: 1 / 2");
+}
+
+Test(rules, llama_cpp_unscaled_min_p_compares_probabilities_not_the_exps_they_come_from) {
+  /* e_1 = exp(-8e-5) and min_p = e_1: as exps the two meet the bar exactly, but e_1 / total
+   * rounds below min_p * (1 / total), so the probability at T = 1 is under it and goes. */
+  const float row[2] = {0.0f, -8e-5f};
+  sieve_params p = {2.0, 1.0, -1, exp((double)row[1]), NULL};
+  sieve_rule unscaled = with(SIEVE_AXIS_MIN_P_SCALE, SIEVE_MIN_P_SCALE_UNSCALED);
+  filtered f = run_rule_params(&unscaled, row, 2, &p);
+  cr_expect(f.rc == 0 && f.info.kept == 1 && is_kept(&f, 0), "kept %zu", f.info.kept);
+}
+
 Test(rules, llama_cpp_the_window_is_the_last_n_of_the_prompt_and_the_output) {
   const float row[4] = {1.0f, 1.0f, 1.0f, 1.0f};
   const int64_t prompt[2] = {1, 2}, output[1] = {0};
@@ -610,6 +649,16 @@ Test(rules, vllm_min_p_first_makes_top_p_measure_the_mass_min_p_keeps) {
   cr_expect_eq(run_filter_params(min_p_row, 4, &p, NULL).info.kept, 3, "0.881 of the row before 2");
   cr_expect_eq(run_rule_params(&first, min_p_row, 4, &p).info.kept, 2,
                "0.910 of the 3 tokens min-p keeps");
+}
+
+Test(rules, vllm_min_p_first_keeping_every_rank_leaves_top_p_measuring_the_whole_distribution) {
+  /* Ten probabilities of 0.1 sum to 0.9999999999999999 in rank order: measured against that
+   * sum, the mass 0.5 before the sixth token would be past top_p 0.5. Renormalized over every
+   * rank it is the distribution itself, whose mass is 1. */
+  const float row[10] = {0};
+  sieve_params p = {1.0, 0.5, -1, 0.5, NULL};
+  sieve_rule first = with(SIEVE_AXIS_MIN_P_ORDER, SIEVE_MIN_P_ORDER_FIRST);
+  cr_expect_eq(run_rule_params(&first, row, 10, &p).info.kept, 6);
 }
 
 Test(rules, mistral_rs_min_p_removes_a_token_at_its_bar_but_keeps_the_first) {

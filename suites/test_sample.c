@@ -11,7 +11,9 @@ static sieve_sample_result sample(uint64_t seed, uint64_t position, sieve_top_en
   sieve_params p = {1.0, 0.8, 2, 0.0, NULL};
   sieve_draw_key key = {seed, position, SIEVE_CASE_SAMPLE, SIEVE_TAG_MAIN};
   sieve_sample_result r;
+  const long live = live_allocations();
   cr_assert_eq(sieve_sample(mat_row, N_ROW, &p, NULL, &key, n_top, top, &r), 0);
+  cr_expect_eq(live_allocations(), live, "the sample leaves no block allocated");
   return r;
 }
 

@@ -29,7 +29,14 @@ static void init_chain(chain *c, size_t k, size_t v, uint64_t seed, uint64_t pos
     c->steps[j].u = -1.0; /* a step the oracle does not write keeps this */
 }
 
-static int run(chain *c) { return sieve_speculate(&c->spec, NULL, c->steps, c->out, &c->result); }
+/* The chain's steps, which must leave no block allocated. */
+static int run(chain *c) {
+  const long live = live_allocations();
+  const int rc = sieve_speculate(&c->spec, NULL, c->steps, c->out, &c->result);
+  cr_expect_eq(live_allocations(), live, "speculate leaves %ld blocks allocated",
+               live_allocations() - live);
+  return rc;
+}
 
 static double uniform(uint64_t seed, uint64_t position, int sample_case) {
   sieve_draw_key key = {seed, position, sample_case, SIEVE_TAG_MAIN};
@@ -264,7 +271,9 @@ Test(speculate, s000_l59_the_draft_samples_its_tokens_with_the_tag_mtp) {
   for (size_t j = 0; j < 3; j++)
     set_row(c.draft + j * 4, q, 4);
   c.tokens[3] = -7;
+  const long live = live_allocations();
   cr_assert_eq(sieve_speculate_draft(NULL, &c.spec, NULL, c.tokens), 0);
+  cr_expect_eq(live_allocations(), live, "the draft leaves no block allocated");
   cr_expect_eq(c.tokens[3], -7, "n_draft tokens, no more");
   for (size_t j = 0; j < 3; j++) {
     sieve_sample_result want;
