@@ -888,34 +888,38 @@ static int prompt_counted(prober *pr, const char *params, char *note, size_t len
   return stays < 0 ? -1 : !stays;
 }
 
-/* Token 0 in the prompt alone, under a repetition penalty of 2, then under an additive one of
- * 1: which of them count it tells output (neither), repetition_prompt (the repetition penalty)
- * and prompt (both). A penalty not offered leaves its part open. */
+/* Token 0 in the prompt alone, under a repetition penalty of 2, then under each additive one
+ * of 1 (presence and frequency, each asked, so that one the sampler takes and never applies
+ * shows): which of them count it tells output (none), repetition_prompt (the repetition
+ * penalty) and prompt (all). A penalty not offered leaves its part open. */
 static mask probe_penalty_tokens(prober *pr) {
-  const char *additive = additive_option(pr);
+  static const char *const additive[] = {"presence_penalty", "frequency_penalty"};
   const int repetition = sieve_hello_offers_options(pr->hello, "repetition_penalty");
-  if (!additive && !repetition) {
+  if (!additive_option(pr) && !repetition) {
     pr_note(pr, SIEVE_AXIS_PENALTY_TOKENS, "not offered: hello's sampling_options list no penalty");
     return ALL(PENALTY_TOKENS);
   }
-  char params[96], by_repetition[256] = "", by_additive[256] = "";
+  char params[96], one[256], note[800] = "";
   mask m = ALL(PENALTY_TOKENS);
   if (repetition) {
-    int counted = prompt_counted(pr, "{\"top_k\":1,\"repetition_penalty\":2}", by_repetition,
-                                 sizeof by_repetition);
+    int counted = prompt_counted(pr, "{\"top_k\":1,\"repetition_penalty\":2}", note,
+                                 sizeof note);
     m &= counted == 1   ? ONE(PENALTY_TOKENS, REPETITION_PROMPT) | ONE(PENALTY_TOKENS, PROMPT)
          : counted == 0 ? ONE(PENALTY_TOKENS, OUTPUT)
                         : ALL(PENALTY_TOKENS);
   }
-  if (additive) {
-    snprintf(params, sizeof params, "{\"top_k\":1,\"%s\":1}", additive);
-    int counted = prompt_counted(pr, params, by_additive, sizeof by_additive);
+  for (size_t i = 0; i < 2; i++) {
+    if (!sieve_hello_offers_options(pr->hello, additive[i]))
+      continue;
+    snprintf(params, sizeof params, "{\"top_k\":1,\"%s\":1}", additive[i]);
+    int counted = prompt_counted(pr, params, one, sizeof one);
     m &= counted == 1   ? ONE(PENALTY_TOKENS, PROMPT)
          : counted == 0 ? ONE(PENALTY_TOKENS, OUTPUT) | ONE(PENALTY_TOKENS, REPETITION_PROMPT)
                         : ALL(PENALTY_TOKENS);
+    size_t at = strlen(note);
+    snprintf(note + at, sizeof note - at, "%s%s", at ? "; " : "", one);
   }
-  pr_note(pr, SIEVE_AXIS_PENALTY_TOKENS, "token 0 of (2, 1.5, -1), top_k 1; %s%s%s", by_repetition,
-          *by_repetition && *by_additive ? "; " : "", by_additive);
+  pr_note(pr, SIEVE_AXIS_PENALTY_TOKENS, "token 0 of (2, 1.5, -1), top_k 1; %s", note);
   return m;
 }
 

@@ -193,6 +193,11 @@ def outside_the_axes(ctx):
               report and not named and fit.get("failures", 0) > 0
               and unsure == {"penalty_tokens": True},
               f"named {named[:2]}, unfit {unsure} {err[-200:]}")
+    got, matches = fingerprint(ctx, impl("frequency-ignored"))
+    ctx.check("fingerprint of that port asks each additive penalty it offers: penalty_tokens "
+              "'no value fits' (the frequency penalty moves no token), and no profile matches",
+              got.get("penalty_tokens") == "no value fits" and not matches,
+              f"penalty_tokens {got.get('penalty_tokens')}, matches {matches}")
     _, report, err = ctx.run(impl("min-p-on-logits"), "--suite", "penalties", "--no-batches")
     scale = (report or {}).get("diagnosis", {}).get("axes", {}).get("min_p_scale", {})
     ctx.check("sieve run of a min-p measured on the logits: min_p_scale 'no value fits' (each "
