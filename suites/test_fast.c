@@ -177,6 +177,21 @@ Test(fast_path, lowers_a_first_prefix_that_falls_short_until_it_holds_the_decisi
   free(b);
 }
 
+/* Both paths on one row, the fast one with the slack of -0.75 that makes its first prefix fall
+ * short: the same answers; the spec path's info. */
+static sieve_filter_info falling_short(const float *row, size_t v, const sieve_params *p,
+                                       size_t n) {
+  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
+  cr_assert(a && b);
+  sieve_filter_info fa, fb;
+  const int rb = sieve_filter_spec(row, v, p, NULL, b, &fb),
+            ra = sieve__filter_fast(row, v, p, NULL, a, &fa, NULL, -0.75);
+  same_answer(ra, &fa, a, rb, &fb, b, v, p, n);
+  free(a);
+  free(b);
+  return fb;
+}
+
 /* A row whose second largest e is exactly the floor of its bucket, 0x1.2p-5 (the logits
  * -0x1.ac89b8p+1 and 0x1.a3b86ap-26 are 2^-5 ln 1.125 apart, to the last bit of exp), with the
  * rest far below it. With a negative slack the prefix is lowered a bucket at a time, and the
@@ -187,8 +202,7 @@ Test(fast_path, lowers_a_first_prefix_that_falls_short_until_it_holds_the_decisi
 Test(fast_path, takes_the_p_past_a_prefix_from_below_a_floor_that_a_token_is_at) {
   const size_t v = 5002;
   float *row = malloc(v * sizeof *row);
-  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
-  cr_assert(row && a && b);
+  cr_assert(row);
   for (size_t i = 0; i < v - 2; i++)
     row[i] = -4.0f - 0.001f * (float)i;
   row[v - 2] = -0x1.ac89b8p+1f;
@@ -201,15 +215,9 @@ Test(fast_path, takes_the_p_past_a_prefix_from_below_a_floor_that_a_token_is_at)
       row[v - 2] = -4.0f - 0.001f * (float)(v - 2), row[v - 1] = -4.0f - 0.001f * (float)(v - 1);
     }
     const sieve_params p = {1.0, 1.0 / sieve__exp_sum(row, v, 1.0f, max, NULL), -1, 0.0, NULL};
-    sieve_filter_info fa, fb;
-    const int rb = sieve_filter_spec(row, v, &p, NULL, b, &fb),
-              ra = sieve__filter_fast(row, v, &p, NULL, a, &fa, NULL, -0.75);
-    cr_assert_eq(fb.kept, 2);
-    same_answer(ra, &fa, a, rb, &fb, b, v, &p, first);
+    cr_expect_eq(falling_short(row, v, &p, first).kept, 2);
   }
   free(row);
-  free(a);
-  free(b);
 }
 
 /* A row whose decision needs every finite token, down to those whose e is below 2^-1026 (the
@@ -220,19 +228,12 @@ Test(fast_path, takes_the_p_past_a_prefix_from_below_a_floor_that_a_token_is_at)
 Test(fast_path, lowers_the_floor_to_every_finite_token_when_the_decision_needs_them) {
   const size_t v = 4200;
   float *row = malloc(v * sizeof *row);
-  double *a = malloc(v * sizeof *a), *b = malloc(v * sizeof *b);
-  cr_assert(row && a && b);
+  cr_assert(row);
   for (size_t i = 0; i < v; i++)
     row[i] = i < 10 ? 0.0f : i == 10 ? -41.588830833596715f : -720.0f - 0.005f * (float)(i - 11);
   const sieve_params p = {1.0, nextafter(1.0, 0.0), -1, 0.0, NULL};
-  sieve_filter_info fa, fb;
-  const int rb = sieve_filter_spec(row, v, &p, NULL, b, &fb),
-            ra = sieve__filter_fast(row, v, &p, NULL, a, &fa, NULL, -0.75);
-  cr_assert_eq(fb.kept, v, "top-p keeps every token");
-  same_answer(ra, &fa, a, rb, &fb, b, v, &p, 0);
+  cr_expect_eq(falling_short(row, v, &p, 0).kept, v, "top-p keeps every token");
   free(row);
-  free(a);
-  free(b);
 }
 
 /* same_result on one row under each of n parameter sets; frees the row. */
