@@ -327,15 +327,31 @@ class NotSeparating(ValueError):
     """A case that does not separate what it claims to (make_fixtures refuses it)."""
 
 
+# What a case of one stage is about: the first of these axes one of its readings has (case()).
+TOP_P = ("topp_mass", "boundary", "topp_ties", "topp_scope", "topp_one")
+TOP_K = ("topk_ties", "top_k_vocab")
+TEMPERATURE = ("t0_below", "t0", "temperature_floor", "temperature_at", "temperature_op")
+DRAW = ("draw", "hash")
+LOGPROBS = ("logprobs",)
+
+
 def case(cid: str, family: str, seed_ref: str, description: str, request: dict,
-         expect: dict, readings=(), axis=None, separates=()) -> dict:
-    """A case with the readings it separates. Its axis is the one the family names (which one
-    of its readings must have; "none" for a case about no axis that a reading separates by the
-    way), else the first reading's, else "none"; `separates` names the readings its description
+         expect: dict, readings=(), axis="none", separates=()) -> dict:
+    """A case with the readings it separates. `axis` is what the case is about: an axis, which
+    one of its readings must have; a tuple of axes, of which it takes the first one of its
+    readings has, else none (a family's stage, where a case may give every reading of it the
+    rule's answer); or "none". A reading of any other axis separates it only by the way: the fit
+    must not blame that axis for a failure here. `separates` names the readings its description
     claims it tells from the rule, each of which must."""
     import readings as rd
+    named = axis if isinstance(axis, tuple) else (axis,)
+    unknown = [a for a in named if a != "none" and a not in rd.AXES]
+    if unknown:
+        raise ValueError(f"{cid}: no axis {', '.join(unknown)} (readings.AXES)")
     axes, found = [r["axis"] for r in readings], {r["name"] for r in readings}
-    if axis not in (None, "none") and axis not in axes:
+    if isinstance(axis, tuple):
+        axis = next((a for a in axis if a in axes), "none")
+    if axis != "none" and axis not in axes:
         of_axis = [r.name for r in rd.READINGS if r.axis == axis]
         raise NotSeparating(f"{cid} claims axis {axis}, but none of its readings "
                             f"({', '.join(of_axis) or 'none'}) gives another answer here; it "
@@ -347,7 +363,7 @@ def case(cid: str, family: str, seed_ref: str, description: str, request: dict,
                             f"rule's answer here; it separates "
                             f"{', '.join(sorted(found)) or 'nothing'}")
     out = {"id": cid, "family": family, "seed_ref": seed_ref, "description": description,
-           "axis": axis or (axes[0] if axes else "none"), "request": request, "expect": expect}
+           "axis": axis, "request": request, "expect": expect}
     if readings:
         out["readings"] = list(readings)
     return out
@@ -402,7 +418,7 @@ def as_row(logits) -> torch.Tensor:
 
 
 def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, top_k=-1,
-                engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis=None,
+                engine=ref.Engine(), recipe_spec=None, exact_boundary=False, axis="none",
                 explicit_k=False, explicit_p=False, separates=(), rest=ref.Params()) -> dict:
     """A one-row filter case. With recipe_spec the row is sent as a recipe and the expected
     logprobs are sparse (kept-set checksum and sampled entries). `rest` holds min-p, the
@@ -429,7 +445,7 @@ def filter_case(cid, family, seed_ref, description, logits, t=1.0, top_p=1.0, to
 
 
 def validate_case(cid, family, seed_ref, description, t=1.0, top_p=1.0, top_k=-1,
-                  axis=None, explicit_p=False, rest=ref.Params(), stated=(),
+                  axis="none", explicit_p=False, rest=ref.Params(), stated=(),
                   explicit_k=True) -> dict:
     """Every parameter stated but a top_p of 1, unless explicit_p (the cases about it), and a
     top_k of -1 unless not explicit_k; min-p and the penalties of `rest` where they are not off
@@ -459,7 +475,7 @@ def sample_row_json(logits, t, top_p, top_k, seed, pos, n_top) -> dict:
 
 
 def sample_case(cid, family, seed_ref, description, rows: Sequence[dict], sample_case=0,
-                tag="main", engine=ref.Engine(), axis=None) -> dict:
+                tag="main", engine=ref.Engine(), axis="none") -> dict:
     """rows: dicts with logits, t, top_p, top_k, seed, pos, n_top."""
     request = {"op": "sample", "rows": [sample_row_json(**r) for r in rows]}
     if sample_case:
@@ -478,7 +494,8 @@ def sample_case(cid, family, seed_ref, description, rows: Sequence[dict], sample
     return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
-def uniform_case(cid, family, seed_ref, description, items: Sequence[tuple], axis=None) -> dict:
+def uniform_case(cid, family, seed_ref, description, items: Sequence[tuple],
+                 axis="none") -> dict:
     """items: (seed, position, case, tag) tuples."""
     request = {"op": "uniform", "items": [
         {"seed": str(s), "position": p, "case": c, "tag": t} for s, p, c, t in items]}
@@ -492,7 +509,7 @@ def uniform_case(cid, family, seed_ref, description, items: Sequence[tuple], axi
 
 
 def draw_case(cid, family, seed_ref, description, probs, seed, pos, sample_case=0,
-              tag="main", axis=None) -> dict:
+              tag="main", axis="none") -> dict:
     request = {"op": "draw", "rows": [{"probs": row_json(probs), "seed": str(seed),
                                        "position": pos}]}
     if sample_case:
@@ -510,7 +527,7 @@ def draw_case(cid, family, seed_ref, description, probs, seed, pos, sample_case=
     return case(cid, family, seed_ref, description, request, expect, found, axis)
 
 
-def position_case(cid, family, seed_ref, description, mode, q, k, row=0, axis=None) -> dict:
+def position_case(cid, family, seed_ref, description, mode, q, k, row=0, axis="none") -> dict:
     request = {"op": "position", "mode": mode, "seqlen_q": q, "seqlen_k": k, "row": row}
     try:
         expect = {"position": ref.position(mode, q, k, row)}
@@ -629,7 +646,7 @@ def speculate_request(target, tokens, draft, tp, dp, seed, pos, engine=ref.Engin
 
 def speculate_case(cid, family, seed_ref, description, target, tokens, draft=None,
                    tp=ref.Params(), dp=ref.Params(), seed=0, pos=0, engine=ref.Engine(),
-                   axis=None) -> dict:
+                   axis="none") -> dict:
     """target: n + 1 rows of logits; tokens: the n drafts; draft: their n rows, or None for
     greedy drafts."""
     target = [as_row(r) for r in target]
@@ -644,6 +661,4 @@ def speculate_case(cid, family, seed_ref, description, target, tokens, draft=Non
     found = sep.records("speculate", expect,
                         sep.speculate_run(target, tokens, draft, tp, dp, seed, pos, engine, bound),
                         [tp, dp], engine)
-    if axis is None and any(r["axis"] == "speculate" for r in found):
-        axis = "speculate"  # what the family is about, where one of its readings is separated
     return case(cid, family, seed_ref, description, request, expect, found, axis)

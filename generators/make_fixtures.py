@@ -160,7 +160,7 @@ def semantic_diff(old_cases, new_cases):
     for i in new:
         if i in old and old[i] != new[i]:
             details = []
-            for part in ("request", "expect", "description", "seed_ref"):
+            for part in ("request", "expect", "description", "seed_ref", "axis", "readings"):
                 _walk_diff(old[i].get(part), new[i].get(part), part, details)
             lines.append(f"changed {i}: " + "; ".join(details))
     return lines

@@ -165,3 +165,12 @@ class Descriptions(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SemanticDiff(unittest.TestCase):
+    def test_names_a_case_whose_axis_alone_changed(self):
+        sys.path.insert(0, str(HERE))
+        import make_fixtures
+        old = {"id": "f/c", "axis": "topk_ties", "request": {}, "expect": {}}
+        self.assertEqual(make_fixtures.semantic_diff([old], [{**old, "axis": "none"}]),
+                         ['changed f/c: axis: "topk_ties" -> "none"'])

@@ -9,6 +9,7 @@ DESCRIPTION = ("DEEPINFER_SAMPLER_FORCE_TOPK keeps the N largest logits before e
                "the blacklist applies first, force_topk ties go to the lower id.")
 
 ROW = [0.5, 3.0, 1.0, 3.0, 2.0, -1.0, 2.5, 0.0]
+ENGINE = ("engine_order",)  # what a case about the options is about, where a reading has it
 
 
 def cases():
@@ -26,14 +27,15 @@ def cases():
         for t, p, k in ((1.0, 1.0, -1), (1.0, 0.8, 1)):
             out.append(c(f"{F}/blacklist-{name}-p{p}-k{k}", F, "000:68",
                          f"Blacklist {list(ids)} with top_p {p}, top_k {k}: those tokens get "
-                         "-inf before every other step.", ROW, t, p, k, engine=E(blacklist=ids)))
+                         "-inf before every other step.", ROW, t, p, k, engine=E(blacklist=ids),
+                         axis=ENGINE))
     out.append(c(f"{F}/blacklist-before-force-topk", F, "000:67-68",
                  "Blacklist [1] and force_topk 2: force_topk keeps tokens 3 and 6, both "
-                 "finite.", ROW, engine=E(force_topk=2, blacklist=(1,))))
+                 "finite.", ROW, engine=E(force_topk=2, blacklist=(1,)), axis=ENGINE))
     out += order_cases()
     out.append(c(f"{F}/blacklist-every-token-is-an-error", F, "000:68",
                  "Blacklisting every token leaves no finite logit: an invalid_logits error.", ROW,
-                 engine=E(blacklist=tuple(range(8)))))
+                 engine=E(blacklist=tuple(range(8))), axis=ENGINE))
     out.append(c(f"{F}/blacklist-id-out-of-range-is-an-error", F, "000:68",
                  "A blacklist id equal to V is an error naming blacklist.", ROW,
                  engine=E(blacklist=(8,))))
@@ -47,7 +49,7 @@ def cases():
                               "the others.",
                               [dict(logits=ROW, t=1.0, top_p=1.0, top_k=-1, seed=s, pos=p,
                                     n_top=2) for s, p in ((1, 2), (3, 4), (5, 6))],
-                              engine=E(blacklist=(1, 3))))
+                              engine=E(blacklist=(1, 3)), axis=ENGINE))
     return out
 
 

@@ -21,7 +21,7 @@ def cases():
                 out.append(ff.uniform_case(
                     f"{F}/seed-{seed}-{tag}-case-{c}", F, "000:45-47,000:52,000:59",
                     f"u for seed {seed}, tag {tag}, case {c} at positions 0 to 2^40 + 1.",
-                    items))
+                    items, axis=("hash",)))
     bad = [("case-3-is-an-error", (1, 0, 3, "main")), ("case-minus-1-is-an-error", (1, 0, -1, "main")),
            ("tag-draft-is-an-error", (1, 0, 0, "draft"))]
     for name, item in bad:

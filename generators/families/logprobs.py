@@ -23,7 +23,7 @@ def cases():
             out.append(s(f"{F}/top-logprobs-{n}-t{t}-p{p}-k{k}", F, "000:74",
                          f"top_logprobs {n} with T {t}, top_p {p}, top_k {k}: the best "
                          "entries of the processed row, -inf past the kept ones.",
-                         [_row(ROW, t, p, k, 11, 3, n)]))
+                         [_row(ROW, t, p, k, 11, 3, n)], axis=ff.LOGPROBS))
     out.append(s(f"{F}/top-logprobs-7-above-v-is-an-error", F, "000:74",
                  "top_logprobs 7 on a row of 6 tokens is an error naming top_logprobs.",
                  [_row(ROW, 1.0, 1.0, -1, 11, 3, 7)]))
@@ -33,13 +33,15 @@ def cases():
                      [_row(TIED, 1.0, 1.0, -1, 5, 9, n)]))
         out.append(s(f"{F}/top-logprobs-minus-inf-entries-by-token-id-{n}", F, "000:74",
                      f"top_k 2, top_logprobs {n}: the -inf entries past the kept two come in "
-                     "token-id order.", [_row(TIED, 1.0, 1.0, 2, 5, 9, n)]))
+                     "token-id order.", [_row(TIED, 1.0, 1.0, 2, 5, 9, n)],
+                     axis=ff.LOGPROBS))
     for t in (0.25, 0.5, 1.0, 1.7, 4.0):
         out.append(ff.filter_case(f"{F}/processed-logprobs-include-temperature-t{t}", F,
                                   "000:70", f"Processed logprobs at T {t}, no filter: the "
-                                  "log-softmax of the scaled logits.", ROW, t=t))
+                                  "log-softmax of the scaled logits.", ROW, t=t,
+                                  axis=ff.TEMPERATURE))
         out.append(ff.filter_case(f"{F}/processed-logprobs-renormalize-kept-t{t}", F,
                                   "000:19,000:70", f"T {t}, top_p 0.7, top_k 3: the kept "
                                   "tokens' logprobs are renormalized over the kept set.", ROW,
-                                  t=t, top_p=0.7, top_k=3))
+                                  t=t, top_p=0.7, top_k=3, axis=ff.LOGPROBS))
     return out

@@ -60,7 +60,7 @@ def cases():
             exact = not routes_off_the_boundary(n, p)
             out.append(c(f"{F}/strict-boundary-{n}-equal-top-p-{j}-of-{n}", F, "000:17",
                          boundary_description(n, j), [0.25] * n, top_p=p, exact_boundary=True,
-                         axis="boundary" if exact else "topp_ties" if j < n - 1 else None))
+                         axis="boundary" if exact else "topp_ties" if j < n - 1 else "none"))
     ties = [
         ([1.0, 3.0, 1.0, 3.0, 3.0, 0.0], 1.0, 2), ([5.0, 5.0, 5.0, 5.0], 1.0, 3),
         ([0.0, 2.0, 2.0, 1.0, 2.0], 1.0, 1), ([2.0, 1.0, 2.0, 1.0, 2.0, 1.0], 1.0, 4),

@@ -16,22 +16,8 @@ DESCRIPTION = ("Penalties before temperature, so that top-k filters the final ra
 P = ref.Params
 AT = "004:199,004:284-286"  # the penalty step, before temperature
 FORMULA = "004:264"  # frequency and presence add to or subtract from the logits
+FORMULA_AXES = ("penalty_formula",)  # a case about the formula, where a reading has it
 ROW = [2.0, 1.5, 1.0, 0.0]
-
-
-# The axes of the misreadings of top-k, top-p and the logprobs that separate a case of this family
-# by the way; such a case is not about them, and the fit must not blame them for a failure
-# there ("no value fits").
-BY_THE_WAY = ("topk_ties", "topp_mass", "logprobs")
-
-
-def case(*args, **kwargs):
-    """A filter case of this family: its axis is the one it names, else its first reading's
-    unless that is only by the way (then none)."""
-    out = ff.filter_case(*args, **kwargs)
-    if kwargs.get("axis") is None and out["axis"] in BY_THE_WAY:
-        out["axis"] = "none"
-    return out
 
 
 def cases():
@@ -41,7 +27,7 @@ def cases():
 def order_cases():
     """Seed 004's point: a penalty can reorder the top tokens, so top-k keeps another token, and
     the same penalty after temperature gives yet another answer."""
-    F, c = FAMILY, case
+    F, c = FAMILY, ff.filter_case
     after = ("penalty-after-temperature",)
     out = [c(f"{F}/presence-reorders-top-k-1-at-t{t}", F, AT,
              f"Presence 0.75 on token 0 (2.0 to 1.25) at T {t}: top_k 1 keeps token 1, the "
@@ -72,12 +58,13 @@ def order_cases():
 
 
 def formula_cases():
-    F, c = FAMILY, case
+    F, c = FAMILY, ff.filter_case
     signed = [1.0, -1.0, 0.5, -0.5]
     return [
         c(f"{F}/frequency-counts-each-occurrence", F, FORMULA,
           "Frequency 0.5 with token 0 counted 3 times and token 2 once: logits 0.5, 1.5, 0.5, "
-          "0.0.", ROW, rest=P(frequency_penalty=0.5, output_ids=(0, 2, 0, 0))),
+          "0.0.", ROW, rest=P(frequency_penalty=0.5, output_ids=(0, 2, 0, 0)),
+          axis=FORMULA_AXES),
         c(f"{F}/presence-counts-once", F, FORMULA,
           "Presence 0.375 with token 0 counted 3 times: token 0 loses 0.375 once (1.625), so "
           "top_k 1 keeps it.", ROW, 1.0, 1.0, 1,
@@ -90,7 +77,8 @@ def formula_cases():
         c(f"{F}/negative-penalties-raise-a-logit", F, FORMULA,
           "Frequency -0.5 and presence -1.25 on token 3 (counted twice): 0.0 becomes 2.25, so "
           "top_k 1 keeps token 3.", ROW, 1.0, 1.0, 1,
-          rest=P(frequency_penalty=-0.5, presence_penalty=-1.25, output_ids=(3, 3))),
+          rest=P(frequency_penalty=-0.5, presence_penalty=-1.25, output_ids=(3, 3)),
+          axis=FORMULA_AXES),
         c(f"{F}/repetition-divides-a-positive-logit-multiplies-a-negative-one", F, FORMULA,
           "Repetition 2 on tokens 0 and 1: 1.0 becomes 0.5 and -1.0 becomes -2.0.", signed,
           rest=P(repetition_penalty=2.0, output_ids=(0, 1)), axis="penalty_formula",
@@ -98,7 +86,7 @@ def formula_cases():
         c(f"{F}/repetition-below-1-raises-a-positive-logit", F, FORMULA,
           "Repetition 0.4 on tokens 2 and 3: 0.5 becomes 1.25 and -0.5 becomes -0.2; top_k 1 "
           "keeps token 2.", signed, 1.0, 1.0, 1,
-          rest=P(repetition_penalty=0.4, output_ids=(2, 3))),
+          rest=P(repetition_penalty=0.4, output_ids=(2, 3)), axis=FORMULA_AXES),
         c(f"{F}/repetition-after-the-additive-penalties", F, FORMULA,
           "Presence 0.5 then repetition 2 on token 0: (1.0 - 0.5) / 2 = 0.25, not 1.0 / 2 - 0.5 "
           "= 0.", signed, rest=P(presence_penalty=0.5, repetition_penalty=2.0,
@@ -132,7 +120,7 @@ def formula_cases():
 
 
 def window_cases():
-    F, c = FAMILY, case
+    F, c = FAMILY, ff.filter_case
     output = (0, 1, 0, 2)
     out = []
     for n, what in ((-1, "every output token: 0 twice, 1 and 2 once"),
@@ -141,7 +129,7 @@ def window_cases():
         out.append(c(f"{F}/penalty-last-n-{n}", F, FORMULA,
                      f"penalty_last_n {n} over output [0, 1, 0, 2] with frequency 0.5 counts "
                      f"{what}.", ROW, rest=P(frequency_penalty=0.5, penalty_last_n=n,
-                                            output_ids=output)))
+                                            output_ids=output), axis=FORMULA_AXES))
     out.append(c(f"{F}/the-window-does-not-reach-into-the-prompt", F, FORMULA,
                  "penalty_last_n 2 over prompt [1] and output [0] with frequency 0.5 counts "
                  "token 0 alone: logits 1.5, 1.5, 1.0, 0.0.", ROW,
@@ -155,10 +143,10 @@ MIN_P_ROW = [3.0, 2.0, 1.0, 0.0]  # p relative to the largest: 1, e^-1, e^-2, e^
 
 
 def min_p_cases():
-    F, c = FAMILY, case
+    F, c = FAMILY, ff.filter_case
     at = "004:255-287"
     out = [c(f"{F}/min-p-{m}", F, at, f"min_p {m} keeps {what}: p / p_max is 1, 0.37, 0.14, "
-             "0.05.", MIN_P_ROW, rest=P(min_p=m), axis=axis,
+             "0.05.", MIN_P_ROW, rest=P(min_p=m), axis=axis or "none",
              separates=("min-p-absolute",) if axis else ())
            for m, what, axis in ((0.3, "tokens 0 and 1", "min_p"),
                                  (0.1, "tokens 0, 1 and 2", "min_p"),
@@ -195,7 +183,7 @@ def min_p_cases():
 
 
 def error_cases():
-    F, c, v = FAMILY, case, ff.validate_case
+    F, c, v = FAMILY, ff.filter_case, ff.validate_case
     out = [
         c(f"{F}/output-id-equal-to-v-is-an-error", F, FORMULA,
           "An output id equal to V is an error naming output_ids.", ROW,

@@ -18,7 +18,7 @@ def cases():
         for r in sorted({0, q - 1, q // 2}):
             out.append(p(f"{F}/decode-q{q}-k{k}-row{r}", F, "000:59",
                          f"Decode row {r} of {q} with seqlen_k {k} samples at "
-                         f"{k - q + 1 + r}.", "decode", q, k, r))
+                         f"{k - q + 1 + r}.", "decode", q, k, r, axis=("position",)))
     bad = [("decode-q0", "decode", 0, 5, 0), ("decode-q-above-k", "decode", 6, 5, 0),
            ("decode-row-past-q", "decode", 2, 5, 2), ("decode-negative-row", "decode", 2, 5, -1),
            ("prefill-row-1", "prefill", 2, 5, 1), ("prefill-q0", "prefill", 0, 0, 0)]

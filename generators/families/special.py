@@ -33,10 +33,8 @@ def cases():
     out = []
     for name, row in rows.items():
         for t, p, k in ((1.0, 1.0, -1), (0.5, 0.5, 1)):
-            # top_k 1 on one logit is V itself, which top_k_vocab=error rejects by the way.
             out.append(c(f"{F}/{name}-t{t}-p{p}-k{k}", F, "000:13-19",
-                         f"Logits {row} with T {t}, top_p {p}, top_k {k}.", row, t, p, k,
-                         axis="none" if len(row) == 1 and k == 1 else None))
+                         f"Logits {row} with T {t}, top_p {p}, top_k {k}.", row, t, p, k))
     out.append(c(f"{F}/scaled-overflow-is-an-error", F, "000:11",
                  "3e38 times 1/0.5 overflows float32: an invalid_logits error, never inf.",
                  [3e38, 0.0], t=0.5))

@@ -64,19 +64,20 @@ def _tests(F, c):
                      "The accept test's u is exactly 0 and the target removes the draft (p = 0): "
                      "0 * q < 0 is false, so it is rejected.",
                      [flat, flat], [3], [flat], P(1.0, 1.0, 3), seed=_seed_for_u_zero(pos),
-                     pos=pos))
+                     pos=pos, axis="spec_accept"))
     for token, seed in ((2, 21), (4, 22)):
         out.append(c(f"{F}/draft-removed-q-zero-is-accepted-token-{token}", "000:52",
                      f"The draft's top_k 1 removes token {token} (q = 0), the target keeps it "
                      "(p > 0): it is accepted.",
-                     [PANEL, PANEL], [token], [PANEL], P(), P(1.0, 1.0, 1), seed=seed, pos=3))
+                     [PANEL, PANEL], [token], [PANEL], P(), P(1.0, 1.0, 1), seed=seed, pos=3,
+                     axis="spec_q_zero"))
     kept3 = [-3.0, 2.0, 1.5, 1.0, 0.3, -2.0]
     for seed in (31, 32):
         out.append(c(f"{F}/empty-residual-is-drawn-from-p-seed-{seed}", "000:52",
                      "p = q with top_k 3 on both; draft 4 (p = q = 0) is rejected, and "
                      "max(p - q, 0) being 0, p gives the replacement.",
                      [kept3, kept3], [4], [kept3], P(1.0, 1.0, 3), P(1.0, 1.0, 3), seed=seed,
-                     pos=seed))
+                     pos=seed, axis="spec_empty_residual"))
     for seed in range(40, 52):
         out.append(c(f"{F}/one-draft-seed-{seed}", "000:52",
                      "One draft from a row at another temperature: accepted when u < p/q, else "
@@ -102,7 +103,8 @@ def _drafts(F, c):
                      "Target top_p 0.9, top_k 3; draft T 0.6, top_k 2: p and q are each side's "
                      "processed rows.",
                      [PANEL, ROWS[3], ROWS[4]], [0, 4], [ROWS[2], ROWS[3]],
-                     P(1.0, 0.9, 3), P(0.6, 1.0, 2), seed=seed, pos=2 * seed))
+                     P(1.0, 0.9, 3), P(0.6, 1.0, 2), seed=seed, pos=2 * seed,
+                     axis=("spec_q", "speculate")))
     for seed in range(80, 84):
         out.append(c(f"{F}/residual-with-ties-seed-{seed}", "000:52",
                      "p flat over 4 tokens, q mostly on token 0: the residual ties on tokens 1-3, "
@@ -153,8 +155,8 @@ def cases():
     F = FAMILY
 
     def c(cid, seed_ref, description, target, tokens, draft=None, tp=P(),
-          dp=P(), seed=0, pos=0):
+          dp=P(), seed=0, pos=0, axis=("speculate",)):
         return ff.speculate_case(cid, F, seed_ref, description, target, tokens, draft, tp, dp,
-                                 seed, pos)
+                                 seed, pos, axis=axis)
 
     return _chains(F, c) + _tests(F, c) + _drafts(F, c) + _panel(F, c) + _errors(F, c)

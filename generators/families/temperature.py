@@ -43,15 +43,15 @@ def cases():
         if t <= 10.0:
             out.append(c(f"{F}/t-{t!r}-top-p-0.9-top-k-5", F, "000:9,000:11",
                          f"T = {t!r} with top_p 0.9 and top_k 5 (reset to 1 and -1 when "
-                         "T < 1e-5).", ROW, t=t, top_p=0.9, top_k=5))
+                         "T < 1e-5).", ROW, t=t, top_p=0.9, top_k=5, axis=ff.TEMPERATURE))
         out.append(c(f"{F}/t-{t!r}-no-filter", F, "000:5,000:9",
                      f"T = {t!r} with no filter: the softmax of the scaled row (T < 1e-5 "
-                     "clamped).", ROW, t=t))
+                     "clamped).", ROW, t=t, axis=ff.TEMPERATURE))
     for t in (0.7, 0.3, 3.0):
         out.append(c(f"{F}/multiply-by-float32-reciprocal-t{t}", F, "000:11",
                      f"Logits 5, 10 and 2.5 at T = {t}: each times the float32 1/T, an ulp "
                      "from dividing by T.",
-                     [5.0, 10.0, 2.5, 0.0], t=t))
+                     [5.0, 10.0, 2.5, 0.0], t=t, axis="temperature_op"))
     for t in (1.3, 1.5, 3.0):
         a, b = tie_made_by("reciprocal", t)
         out.append(c(f"{F}/reciprocal-makes-a-tie-t{t}-top-k-1", F, "000:11,000:16",

@@ -34,6 +34,13 @@ TOP_KS = [
 ]
 
 
+# What the cases of each parameter are about, where a reading has it.
+TEMPERATURE = ("t0_below", "t0", "param_precision", "temperature_floor")
+TOP_P = ("param_range", "param_precision", "explicit_top_p_one", "check_order")
+TOP_K = ("top_k_zero", "top_k_minus_one", "top_k_max", "check_order")
+ORDER = ("check_order",)
+
+
 def _fmt(x):
     return repr(x)
 
@@ -44,15 +51,17 @@ def cases():
     for name, t, line in TEMPERATURES:
         for p, k in ((0.5, 3), (1.0, -1)):
             out.append(v(f"{F}/temperature-{name}-top-p-{p}-top-k-{k}", F, line,
-                         f"temperature {_fmt(t)} with top_p {p}, top_k {k}.", t, p, k))
+                         f"temperature {_fmt(t)} with top_p {p}, top_k {k}.", t, p, k,
+                         axis=TEMPERATURE))
     for name, p in TOP_PS:
         for t in (1.0, 0.0):
             out.append(v(f"{F}/top-p-{name}-t{t}", F, "000:32",
-                         f"top_p {_fmt(p)} at temperature {t}.", t, p, -1, explicit_p=True))
+                         f"top_p {_fmt(p)} at temperature {t}.", t, p, -1, explicit_p=True,
+                         axis=TOP_P))
     for name, k in TOP_KS:
         for t in (1.0, 0.0):
             out.append(v(f"{F}/top-k-{name}-t{t}", F, "000:32",
-                         f"top_k {_fmt(k)} at temperature {t}.", t, 1.0, k))
+                         f"top_k {_fmt(k)} at temperature {t}.", t, 1.0, k, axis=TOP_K))
     order = [
         ("temperature-before-top-p", -1.0, 0.0, -1), ("temperature-before-top-k", -1.0, 1.0, 0),
         ("temperature-before-both", NAN, NAN, 0), ("top-p-before-top-k", 1.0, 2.0, 0),
@@ -63,14 +72,15 @@ def cases():
     for name, t, p, k in order:
         out.append(v(f"{F}/order-{name}", F, "000:63",
                      f"temperature {_fmt(t)}, top_p {_fmt(p)}, top_k {k}: the first failing "
-                     "check (T, top_p, top_k) names it.", t, p, k))
+                     "check (T, top_p, top_k) names it.", t, p, k, axis=ORDER))
     row = [1.0, 2.0, 3.0]
-    for name, t, p, k in order[:6] + [("clamp-resets-filters", 0.0, 0.2, 1),
-                                      ("negative-temperature", -1.0, 0.9, -1)]:
+    for name, t, p, k, axis in [o + (ORDER,) for o in order[:6]] + [
+            ("clamp-resets-filters", 0.0, 0.2, 1, "t0"),
+            ("negative-temperature", -1.0, 0.9, -1, "t0_below")]:
         out.append(ff.filter_case(f"{F}/filter-{name}", F, "000:63",
                                   f"The filter checks its parameters the same way: temperature "
                                   f"{_fmt(t)}, top_p {_fmt(p)}, top_k {k}.", row, t, p, k,
-                                  explicit_k=True))
+                                  explicit_k=True, axis=axis))
     out.append(ff.filter_case(f"{F}/filter-explicit-top-p-1", F, "000:32",
                               "An explicit top_p 1 on a filter row is accepted and removes "
                               "nothing.", row, 1.0, 1.0, -1, explicit_p=True,
