@@ -242,6 +242,14 @@ READINGS = (
          "mass renormalized over the tokens min-p keeps (vLLM's order)", FILTER_OPS),
         ("min_p_boundary=remove_equal", "004:255-287", "min-p removes a token whose p equals "
          "min_p times the largest (a <= where ours is <)", FILTER_OPS),
+        ("penalty_range=repetition_unbounded", "004:284-286", "a repetition penalty above 2 is "
+         "accepted (vLLM, transformers: any repetition above 0)", FILTER_OPS + ("validate",)),
+        ("penalty_range=unchecked", "004:284-286", "no finite min_p or penalty is an error "
+         "(llama.cpp's library, transformers.js): min_p above 1 keeps one token",
+         FILTER_OPS + ("validate",)),
+        ("penalty_overflow=minus_inf", "004:284-286", "a penalized logit below float32's range "
+         "becomes -inf and its token goes, instead of an overflow error (float32 arithmetic, "
+         "unchecked, as every engine read computes it)", FILTER_OPS),
     ))
 BY_NAME = {r.name: r for r in READINGS}
 BY_RULE = {r.rule: r for r in READINGS if r.rule}
@@ -326,13 +334,30 @@ def to_float32(x):
 
 
 def check_params(p: ref.Params, reading: Optional[str]) -> ref.Params:
-    """The parameters under a reading, checked as it checks them: temperature, top_p and top_k
-    as the reading does, then min-p and the penalties as the rule does (no reading changes
-    those checks), kept through any clamp."""
+    """The parameters under a reading, checked as it checks them: temperature, top_p and top_k,
+    then min-p and the penalties (penalty_range), kept through any clamp."""
     first = _check_first(ref.Params(p.temperature, p.top_p, p.top_k, p.explicit_k, p.explicit_p),
                          reading)
-    ref.check_params(ref.Params(**p.rest()))
+    _check_rest(p, reading)
     return replace(first, **p.rest())
+
+
+# The parameters whose range penalty_range sets, each with a value inside it.
+RANGED = {"min_p": 0.0, "frequency_penalty": 0.0, "presence_penalty": 0.0,
+          "repetition_penalty": 1.0}
+
+
+def _check_rest(p: ref.Params, reading: Optional[str]) -> None:
+    """Min-p and the penalties as the reading checks them: under penalty_range=unchecked only a
+    NaN or infinite value is an error, under repetition_unbounded any finite repetition above 2
+    is accepted too; the window as the rule checks it."""
+    rest = p.rest()
+    if reading == "penalty_range=unchecked":
+        rest.update({n: inside for n, inside in RANGED.items() if math.isfinite(rest[n])})
+    r = rest["repetition_penalty"]
+    if reading == "penalty_range=repetition_unbounded" and math.isfinite(r) and r > 2.0:
+        rest["repetition_penalty"] = 1.0
+    ref.check_params(ref.Params(**rest))
 
 
 def _check_first(p: ref.Params, reading: Optional[str]) -> ref.Params:
@@ -577,7 +602,7 @@ def _penalized(x: torch.Tensor, p: ref.Params, reading) -> torch.Tensor:
     if reading in PENALTY_AXIS_READINGS:
         return _engine_penalties(x, p, reading)
     if reading not in PENALTY_READINGS:
-        return ref.apply_penalties(x, p)
+        return ref.apply_penalties(x, p, minus_inf=reading == "penalty_overflow=minus_inf")
     v = x.shape[0]
     if reading == "penalty-ids-ignored":
         p = replace(p, output_ids=tuple(i for i in p.output_ids if 0 <= i < v),

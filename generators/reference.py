@@ -11,6 +11,7 @@ Conventions: logits are float32 tensors of shape [V]; processed logprobs are flo
 rejected input raises SieveError with the oracle's error name and the protocol's kind and field.
 """
 
+import math
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
@@ -153,10 +154,10 @@ def penalty_counts(p: Params, v: int) -> torch.Tensor:
     return torch.bincount(torch.tensor(counted, dtype=torch.int64), minlength=v)
 
 
-def apply_penalties(x: torch.Tensor, p: Params) -> torch.Tensor:
+def apply_penalties(x: torch.Tensor, p: Params, minus_inf=False) -> torch.Tensor:
     """Seed 004's step 1 (004:255-287), after the engine options: a token counted c > 0 times
     (penalty_counts) loses c * frequency + presence (float64, rounded to float32), then is
-    divided by repetition when >= 0, multiplied by it when < 0."""
+    divided by repetition when >= 0, multiplied by it when < 0. minus_inf: overflow_checked's."""
     counts = penalty_counts(p, x.shape[0])
     hit = (counts > 0) & ~torch.isinf(x)
     if not bool(hit.any()):
@@ -165,12 +166,16 @@ def apply_penalties(x: torch.Tensor, p: Params) -> torch.Tensor:
     shifted = (x.to(torch.float64) - (c * p.frequency_penalty + p.presence_penalty)).float()
     s64 = shifted.to(torch.float64)
     scaled = torch.where(s64 < 0, s64 * p.repetition_penalty, s64 / p.repetition_penalty).float()
-    return overflow_checked(torch.where(hit, scaled, x), hit)
+    return overflow_checked(torch.where(hit, scaled, x), hit, minus_inf)
 
 
-def overflow_checked(x: torch.Tensor, changed: torch.Tensor) -> torch.Tensor:
-    """x, unless a logit the penalties changed left float32's range (SIEVE_EOVERFLOW)."""
-    if bool(torch.isinf(x[changed]).any()):
+def overflow_checked(x: torch.Tensor, changed: torch.Tensor, minus_inf=False) -> torch.Tensor:
+    """x, unless a logit the penalties changed left float32's range or is NaN (SIEVE_EOVERFLOW);
+    with minus_inf (the penalty_overflow axis) one below the range is -inf and no error."""
+    bad = ~torch.isfinite(x[changed])
+    if minus_inf:
+        bad &= x[changed] != -math.inf
+    if bool(bad.any()):
         raise _logits_error("SIEVE_EOVERFLOW")
     return x
 

@@ -85,7 +85,19 @@ def _applies(reading: rd.Reading, op: str, params: List[ref.Params], engine: ref
         "min_p_scale=unscaled": any(p.min_p > 0.0 and p.temperature != 1.0 for p in params),
         "min_p_order=first": any(p.min_p > 0.0 and p.top_p < 1.0 for p in params),
         "min_p_boundary=remove_equal": any(p.min_p > 0.0 for p in params),
+        "penalty_range=repetition_unbounded": any(p.repetition_penalty > 2.0 for p in params),
+        "penalty_range=unchecked": any(_out_of_range(p) for p in params),
+        "penalty_overflow=minus_inf": counted,
     }.get(reading.name, True)
+
+
+def _out_of_range(p: ref.Params) -> bool:
+    """Min-p or a penalty outside the rule's range (penalty_range)."""
+    try:
+        ref.check_params(ref.Params(**p.rest()))
+        return False
+    except ref.SieveError:
+        return True
 
 
 def records(op: str, expect: dict, run, params=(), engine=ref.Engine()) -> List[dict]:

@@ -10,7 +10,7 @@
  * (NaN or outside [0, 1]), frequency_penalty and presence_penalty (NaN or outside
  * [-2, 2]), repetition_penalty (NaN or outside (0, 2]) and penalty_last_n (below
  * -1), SGLang's ranges (sampling_params.py:158-177 at 15a4398), each with its own
- * code and under every rule; the temperature-0 rule leaves them as they are.
+ * code; the temperature-0 rule leaves them as they are.
  * A top_k left out (SIEVE_TOP_K_UNSET) is -1, and a top_p left out
  * (SIEVE_TOP_P_UNSET) is 1, under every rule.
  * Invariant: normalizing a normalized set changes nothing.
@@ -20,8 +20,10 @@
  * that rule applies before top_p and top_k are checked and which of them is
  * checked first, a temperature floor, whether top_k 0 or -1 means off, whether
  * an explicit top_p = 1 is accepted, whether a top_k above the int32 maximum
- * is, (sieve__check_top_k_vocab) whether a top_k of V or more is, and whether
- * temperature and top_p are rounded to float32 first.
+ * is, (sieve__check_top_k_vocab) whether a top_k of V or more is, whether
+ * temperature and top_p are rounded to float32 first, and the ranges of min_p
+ * and the penalties (any repetition above 0, or every finite value; a penalty
+ * window below -1 is an error under every rule).
  */
 #include <math.h>
 
@@ -123,20 +125,36 @@ static int check_filters(const sieve_rule *rule, const sieve_params *p) {
   return bad_p ? bad_p : bad_k;
 }
 
-static int outside(double x, double low, double high) { return isnan(x) || x < low || x > high; }
+/* Whether x is outside [low, high], or under penalty_range=unchecked not finite. */
+static int outside(const sieve_rule *rule, double x, double low, double high) {
+  if (isnan(x))
+    return 1;
+  if (x >= low && x <= high)
+    return 0;
+  return isinf(x) ||
+         SIEVE__AXIS(rule, PENALTY_RANGE, penalty_range) != SIEVE_PENALTY_RANGE_UNCHECKED;
+}
+
+/* A repetition penalty in (0, 2], or above 2 where the rule sets no largest. */
+static int bad_repetition(const sieve_rule *rule, double r) {
+  if (r > 2.0 && isfinite(r) &&
+      SIEVE__AXIS(rule, PENALTY_RANGE, penalty_range) == SIEVE_PENALTY_RANGE_REPETITION_UNBOUNDED)
+    return 0;
+  return outside(rule, r, nextafter(0.0, 1.0), 2.0);
+}
 
 /* min_p, then the penalties in the order of sieve_penalties. */
-static int check_rest(const sieve_params *p) {
+static int check_rest(const sieve_rule *rule, const sieve_params *p) {
   const sieve_penalties *pen = p->penalties;
-  if (outside(p->min_p, 0.0, 1.0))
+  if (outside(rule, p->min_p, 0.0, 1.0))
     return SIEVE_EMINP;
   if (!pen)
     return 0;
-  if (outside(pen->frequency, -2.0, 2.0))
+  if (outside(rule, pen->frequency, -2.0, 2.0))
     return SIEVE_EFREQUENCY;
-  if (outside(pen->presence, -2.0, 2.0))
+  if (outside(rule, pen->presence, -2.0, 2.0))
     return SIEVE_EPRESENCE;
-  if (!(pen->repetition > 0.0) || pen->repetition > 2.0)
+  if (bad_repetition(rule, pen->repetition))
     return SIEVE_EREPETITION;
   if (pen->last_n < -1)
     return SIEVE_EPENALTYWINDOW;
@@ -187,7 +205,7 @@ int sieve_params_check_rule(const sieve_rule *rule, const sieve_params *in, siev
   if (rc == 0)
     rc = check_filters(rule, &p);
   if (rc == 0)
-    rc = check_rest(&p);
+    rc = check_rest(rule, &p);
   if (rc == 0 && t0 && !t0_first)
     rc = apply_t0(rule, &p);
   else if (rc == 0 && !t0)

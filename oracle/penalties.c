@@ -17,7 +17,8 @@
  * Other engines' rules (ENGINES.md): the repetition penalty first, then the additive ones, each
  * step rounded to float32 (penalty_order); the prompt's tokens counted by the repetition penalty
  * or by every penalty, the window then being the last last_n of the prompt and the output
- * (penalty_tokens).
+ * (penalty_tokens); a penalized logit below float32's range left -inf, its token removed, as
+ * float32 arithmetic leaves it (penalty_overflow).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -92,7 +93,12 @@ static int penalize(const sieve_rule *rule, const sieve_penalties *pen, float *r
     logit = scales ? repeated(pen, logit) : logit;
   }
   row[id] = (float)logit;
-  return isfinite(row[id]) ? 0 : SIEVE_EOVERFLOW;
+  if (isfinite(row[id]))
+    return 0;
+  return row[id] == -INFINITY && SIEVE__AXIS(rule, PENALTY_OVERFLOW, penalty_overflow) ==
+                                     SIEVE_PENALTY_OVERFLOW_MINUS_INF
+             ? 0
+             : SIEVE_EOVERFLOW;
 }
 
 /* The penalties of the tokens in a (counted by the additive penalties) or r (by the repetition

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define SIEVE_VERSION "4.0.0"
+#define SIEVE_VERSION "5.0.0"
 
 /* Temperatures below this become this (seed 000:9, sampling_params.py:10). */
 #define SIEVE_SAMPLING_EPS 1e-5
@@ -180,7 +180,9 @@ typedef struct sieve_engine {
   X(PENALTY_TOKENS, penalty_tokens, "the tokens each penalty counts")                        \
   X(MIN_P_SCALE, min_p_scale, "the probabilities min-p compares")                            \
   X(MIN_P_ORDER, min_p_order, "where min-p cuts beside top-p and top-k")                     \
-  X(MIN_P_BOUNDARY, min_p_boundary, "the min-p boundary")
+  X(MIN_P_BOUNDARY, min_p_boundary, "the min-p boundary")                                   \
+  X(PENALTY_RANGE, penalty_range, "the min-p and penalty values accepted")                   \
+  X(PENALTY_OVERFLOW, penalty_overflow, "a penalized logit past float32's range")
 
 #define SIEVE_RANK_KEY_VALUES(V)                                                                 \
   V(RANK_KEY, PROBABILITY, "probability", "the float64 probability: tokens whose probability "   \
@@ -346,6 +348,21 @@ typedef struct sieve_engine {
   V(MIN_P_BOUNDARY, KEEP_EQUAL, "keep_equal", "a token goes when p < min_p * the largest p")  \
   V(MIN_P_BOUNDARY, REMOVE_EQUAL, "remove_equal", "a token goes when p <= min_p * the "       \
                                                   "largest p; the first rank stays")
+
+#define SIEVE_PENALTY_RANGE_VALUES(V)                                                           \
+  V(PENALTY_RANGE, BOUNDED, "bounded", "min_p in [0, 1], frequency and presence in [-2, 2], "  \
+                                       "repetition in (0, 2]")                                 \
+  V(PENALTY_RANGE, REPETITION_UNBOUNDED, "repetition_unbounded", "the same, but any "          \
+                                                                 "repetition above 0")         \
+  V(PENALTY_RANGE, UNCHECKED, "unchecked", "every finite value: min_p above 1 keeps the first " \
+                                           "rank alone, a repetition of 0 or less divides and "  \
+                                           "multiplies as it is")
+
+#define SIEVE_PENALTY_OVERFLOW_VALUES(V)                                                        \
+  V(PENALTY_OVERFLOW, ERROR, "error", "a penalized logit past float32's range is an error")   \
+  V(PENALTY_OVERFLOW, MINUS_INF, "minus_inf", "one below it becomes -inf and its token goes "  \
+                                              "(float32 arithmetic, unchecked); one above it "  \
+                                              "is still an error")
 
 #define SIEVE__VALUE_ENUM(axis, value, name, what) SIEVE_##axis##_##value,
 #define SIEVE__AXIS_ENUM(AXIS, field, what) \

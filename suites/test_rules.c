@@ -3,6 +3,7 @@
  * against a row that tells it apart, and the spec's rule as the all-zero rule.
  */
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "helpers.h"
@@ -669,6 +670,80 @@ Test(rules, mistral_rs_min_p_removes_a_token_at_its_bar_but_keeps_the_first) {
            mistral = run_rule_params(&remove, row, 4, &p);
   cr_expect(ours.info.kept == 2 && is_kept(&ours, 1) && is_kept(&ours, 2));
   cr_expect(mistral.info.kept == 1 && is_kept(&mistral, 1));
+}
+
+/* Repetition 3, presence 3 and min_p 1.5 under each penalty range: the spec's rejects all
+ * three, repetition_unbounded the first only, unchecked none; a NaN is an error under each. */
+Test(rules, vllm_takes_a_repetition_penalty_above_2_and_llama_cpp_any_finite_value) {
+  const int ranges[] = {SIEVE_PENALTY_RANGE_BOUNDED, SIEVE_PENALTY_RANGE_REPETITION_UNBOUNDED,
+                        SIEVE_PENALTY_RANGE_UNCHECKED};
+  const int repetition[] = {SIEVE_EREPETITION, 0, 0};
+  const int presence[] = {SIEVE_EPRESENCE, SIEVE_EPRESENCE, 0};
+  const int min_p[] = {SIEVE_EMINP, SIEVE_EMINP, 0};
+  for (int i = 0; i < 3; i++) {
+    sieve_rule r = with(SIEVE_AXIS_PENALTY_RANGE, ranges[i]);
+    sieve_penalties big_r = {0.0, 0.0, 3.0, -1, NULL, 0, NULL, 0},
+                    big_p = {0.0, 3.0, 1.0, -1, NULL, 0, NULL, 0},
+                    nan_p = {0.0, NAN, 1.0, -1, NULL, 0, NULL, 0};
+    sieve_params a = {1.0, 1.0, -1, 0.0, &big_r}, b = {1.0, 1.0, -1, 0.0, &big_p},
+                 c = {1.0, 1.0, -1, 1.5, NULL}, d = {1.0, 1.0, -1, 0.0, &nan_p}, out;
+    cr_expect_eq(sieve_params_check_rule(&r, &a, &out), repetition[i], "range %d", i);
+    cr_expect_eq(sieve_params_check_rule(&r, &b, &out), presence[i], "range %d", i);
+    cr_expect_eq(sieve_params_check_rule(&r, &c, &out), min_p[i], "range %d", i);
+    cr_expect_eq(sieve_params_check_rule(&r, &d, &out), SIEVE_EPRESENCE, "range %d", i);
+  }
+}
+
+Test(rules, llama_cpp_min_p_above_1_keeps_the_first_rank_alone) {
+  const float row[4] = {2.0f, 2.0f, 1.0f, 0.0f};
+  sieve_params p = {1.0, 1.0, -1, 1.5, NULL};
+  sieve_rule unchecked = with(SIEVE_AXIS_PENALTY_RANGE, SIEVE_PENALTY_RANGE_UNCHECKED);
+  filtered f = run_rule_params(&unchecked, row, 4, &p);
+  cr_expect(f.rc == 0 && f.info.kept == 1 && is_kept(&f, 0), "rc %d, kept %zu", f.rc,
+            f.info.kept);
+}
+
+/* Repetition 2 on -3e38 is -6e38: the spec's overflow error, or -inf and the token gone; 3e38
+ * over a repetition of 0.5 is +inf, an error under both. */
+Test(rules, engines_leave_a_penalized_logit_below_float32_at_minus_inf_and_drop_its_token) {
+  const float row[3] = {1.0f, -3e38f, 3e38f};
+  const int64_t low[1] = {1}, high[1] = {2};
+  sieve_penalties down = {0.0, 0.0, 2.0, -1, low, 1, NULL, 0},
+                  up = {0.0, 0.0, 0.5, -1, high, 1, NULL, 0};
+  sieve_params p = {1.0, 1.0, -1, 0.0, &down}, q = {1.0, 1.0, -1, 0.0, &up};
+  sieve_rule ours = SIEVE_RULE_DEEPINFER,
+             minus_inf = with(SIEVE_AXIS_PENALTY_OVERFLOW, SIEVE_PENALTY_OVERFLOW_MINUS_INF);
+  cr_expect_eq(run_rule_params(&ours, row, 3, &p).rc, SIEVE_EOVERFLOW);
+  filtered f = run_rule_params(&minus_inf, row, 3, &p);
+  cr_expect(f.rc == 0 && f.info.kept == 2 && !is_kept(&f, 1), "rc %d, kept %zu", f.rc,
+            f.info.kept);
+  cr_expect_eq(run_rule_params(&minus_inf, row, 3, &q).rc, SIEVE_EOVERFLOW);
+}
+
+/* The axes whose values change the answers to a request with one sampling option. */
+static uint32_t axes_of_option(const char *option, int with_repetition) {
+  const uint32_t counted = 1u << SIEVE_AXIS_PENALTY_TOKENS | 1u << SIEVE_AXIS_PENALTY_RANGE |
+                           1u << SIEVE_AXIS_PENALTY_OVERFLOW;
+  if (strcmp(option, "min_p") == 0)
+    return 1u << SIEVE_AXIS_MIN_P_SCALE | 1u << SIEVE_AXIS_MIN_P_ORDER |
+           1u << SIEVE_AXIS_MIN_P_BOUNDARY | 1u << SIEVE_AXIS_PENALTY_RANGE;
+  if (strcmp(option, "penalty_last_n") == 0)
+    return 1u << SIEVE_AXIS_PENALTY_TOKENS;
+  if (strcmp(option, "repetition_penalty") == 0 || !with_repetition)
+    return counted;
+  return counted | 1u << SIEVE_AXIS_PENALTY_ORDER;
+}
+
+Test(profiles, take_a_sampling_option_only_where_every_axis_it_touches_is_confirmed) {
+  for (const engine_profile *p = profiles; p->name; p++) {
+    char options[128];
+    snprintf(options, sizeof options, "%s", p->sampling_options);
+    const int with_repetition = strstr(options, "repetition_penalty") != NULL;
+    for (char *o = strtok(options, ","); o; o = strtok(NULL, ","))
+      for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+        cr_expect(!(axes_of_option(o, with_repetition) >> a & 1) || p->why[a].confirmed,
+                  "%s takes %s, but its %s is unconfirmed", p->name, o, sieve_axis_name(a));
+  }
 }
 
 Test(profiles, every_choice_names_its_source_or_why_it_is_unconfirmed) {

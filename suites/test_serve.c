@@ -244,12 +244,12 @@ static served serve_profile(const char *input, const char *profile, const char *
   return s;
 }
 
-Test(serve, hello_declares_the_sampling_options_under_deepinfers_rule_and_none_under_a_profile) {
+Test(serve, hello_declares_the_sampling_options_of_the_profile_whatever_the_rule) {
   const char *hello = "{\"op\":\"hello\",\"protocol\":1}\n";
-  const char *names[] = {"deepinfer", "deepinfer", "vllm", "llama.cpp"};
-  const char *rules[] = {NULL, "boundary=ge", NULL, "boundary=ge"};
-  const int declared[] = {5, 5, 0, 0};
-  for (size_t i = 0; i < 4; i++) {
+  const char *names[] = {"deepinfer", "deepinfer", "vllm", "llama.cpp", "tgi"};
+  const char *rules[] = {NULL, "boundary=ge", NULL, "boundary=ge", NULL};
+  const int declared[] = {5, 5, 4, 5, 0};
+  for (size_t i = 0; i < 5; i++) {
     served s = serve_profile(hello, names[i], rules[i]);
     cr_expect_eq(cJSON_GetArraySize(at(s.lines[0], "sampling_options")), declared[i], "%s",
                  names[i]);
@@ -259,10 +259,11 @@ Test(serve, hello_declares_the_sampling_options_under_deepinfers_rule_and_none_u
 
 Test(serve, a_profile_refuses_a_sampling_option_it_does_not_take_naming_the_field) {
   const char *input = "{\"op\":\"filter\",\"rows\":[{\"logits\":[3,2,1,0],"
-                      "\"params\":{\"min_p\":0.3}}]}\n";
+                      "\"params\":{\"presence_penalty\":1,\"penalty_last_n\":2},"
+                      "\"output_ids\":[0]}]}\n";
   served s = serve_profile(input, "vllm", NULL);
   cr_assert_eq(s.n_lines, 1);
-  expect_error(s.lines[0], "invalid_params", "min_p");
+  expect_error(s.lines[0], "invalid_params", "penalty_last_n");
   cr_expect(strstr(cJSON_GetObjectItem(at(s.lines[0], "error"), "message")->valuestring, "vllm"));
   served_free(&s);
 }

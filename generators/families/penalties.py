@@ -196,7 +196,8 @@ def error_cases():
           rest=P(presence_penalty=0.5, output_ids=(4,), prompt_ids=(4,))),
         c(f"{F}/a-penalized-logit-beyond-float32-is-an-error", F, FORMULA,
           "Repetition 2 on -3e38 gives -6e38, beyond float32: an overflow error.",
-          [1.0, -3e38, 0.5], rest=P(repetition_penalty=2.0, output_ids=(1,))),
+          [1.0, -3e38, 0.5], rest=P(repetition_penalty=2.0, output_ids=(1,)),
+          axis="penalty_overflow", separates=("penalty_overflow=minus_inf",)),
     ]
     limits = [("min-p", "min_p", [-0.1, 1.0000001, math.nan, 0.0, 1.0]),
               ("frequency", "frequency_penalty", [-2.5, 2.0000001, math.inf, -2.0, 2.0]),
@@ -208,7 +209,8 @@ def error_cases():
             ok = _accepted(name, x)
             out.append(v(f"{F}/{slug}-{x!r}-is-{'accepted' if ok else 'an-error'}", F, FORMULA,
                          f"{name} {x!r} is {'accepted' if ok else 'an error'}.",
-                         rest=P(**{name: x}), stated=(name,), explicit_k=False))
+                         rest=P(**{name: x}), stated=(name,), explicit_k=False,
+                         axis=("penalty_range",)))
     out.append(v(f"{F}/min-p-is-checked-before-the-penalties", F, FORMULA,
                  "min_p 2 and frequency_penalty 3, both out of range: the error names min_p.",
                  rest=P(min_p=2.0, frequency_penalty=3.0), explicit_k=False))

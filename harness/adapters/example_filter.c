@@ -5,7 +5,7 @@
  *      -Wl,-rpath,$(pkg-config --variable=libdir sieve) -o example_filter
  *
  * (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig when PREFIX is not a system one; the rpath lets the
- * program find libsieve.so.4 there at run time. For no run-time dependency, name the archive
+ * program find libsieve.so.5 there at run time. For no run-time dependency, name the archive
  * instead: cc example_filter.c $(pkg-config --cflags sieve) PREFIX/lib/libsieve.a -lm.)
  *
  * Filters the mat/floor row of seed 000:21-23 with top_p 0.8 and top_k 2 and

@@ -11,6 +11,7 @@ static cJSON *profiles_list(void) {
     cJSON *one = cJSON_CreateObject();
     cJSON_AddStringToObject(one, "name", p->name);
     cJSON_AddStringToObject(one, "engine", p->engine);
+    cJSON_AddStringToObject(one, "sampling_options", p->sampling_options);
     cJSON *axes = cJSON_AddObjectToObject(one, "axes");
     for (int a = 0; a < SIEVE_AXIS_COUNT; a++) {
       cJSON *choice = cJSON_AddObjectToObject(axes, sieve_axis_name(a));
@@ -25,7 +26,9 @@ static cJSON *profiles_list(void) {
 }
 
 static void print_profile(const cJSON *p) {
-  printf("%-24s %s\n", cli_listing_str(p, "name"), cli_listing_str(p, "engine"));
+  const char *options = cli_listing_str(p, "sampling_options");
+  printf("%-24s %s\n  sampling options: %s\n", cli_listing_str(p, "name"),
+         cli_listing_str(p, "engine"), *options ? options : "none");
   const cJSON *axes = cJSON_GetObjectItemCaseSensitive(p, "axes");
   for (const cJSON *c = axes ? axes->child : NULL; c; c = c->next)
     printf("  %-19s %-12s %s%s\n", c->string, cli_listing_str(c, "value"),
@@ -40,5 +43,6 @@ static int profiles_main(const cli_command *self, int argc, char **argv) {
 const cli_command cli_profiles = {
     "profiles", "[--format text|json]", "the engine profiles and their axes",
     "usage: sieve profiles [--format text|json]\n"
-    "The engine profiles: each one's choice on every axis, with the source it was read from.\n",
+    "The engine profiles: the sampling options each one takes (a comma-separated list, \"\"\n"
+    "for none), and its choice on every axis, with the source it was read from.\n",
     profiles_main};

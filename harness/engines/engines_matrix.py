@@ -51,8 +51,10 @@ def axes_table(axes):
 
 
 def profile_table(p, axes):
-    lines = ["", f"## `{p['name']}`: {p['engine']}", "", "| axis | choice | source |",
-             "|---|---|---|"]
+    taken = ", ".join(f"`{o}`" for o in p["sampling_options"].split(",") if o) or "none"
+    lines = ["", f"## `{p['name']}`: {p['engine']}", "",
+             f"Sampling options `sieve serve --profile {p['name']}` takes: {taken}.", "",
+             "| axis | choice | source |", "|---|---|---|"]
     for a in axes:
         c = p["axes"][a["axis"]]
         mark = "" if c["confirmed"] else "*unconfirmed*: "

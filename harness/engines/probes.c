@@ -985,6 +985,76 @@ static mask probe_min_p_boundary(prober *pr) {
                         : 0;
 }
 
+/* A value outside the spec's range (params) on token 0 of (2, 1.5, -1), counted once, under
+ * top_k 1: 1 accepted (token 1 stays, the penalty applied; for min_p, one token stays), 0 an
+ * error naming `field`, -1 any other answer. Its description goes to `note`. */
+static int accepts(prober *pr, const char *params, const char *field, char *note, size_t len) {
+  row_answer r = pr_filter_row_ids(pr, PENALTY_ROW, params, "\"output_ids\":[0]");
+  char a[64];
+  size_t at = strlen(note);
+  snprintf(note + at, len - at, "%s%s %s %s", at ? "; " : "", params, r.error ? "is" : "keeps",
+           pr_describe(&r, a, sizeof a));
+  if (!r.answered)
+    return -1;
+  if (r.error)
+    return strcmp(r.field, field) == 0 ? 0 : -1;
+  if (strcmp(field, "min_p") == 0)
+    return r.kept == 1 ? 1 : -1;
+  return first_stays(&r) == 0 ? 1 : -1;
+}
+
+/* Repetition 3, then the first of presence 3, frequency 3 and min_p 1.5 offered: the spec
+ * rejects both, repetition_unbounded the first only, unchecked neither. */
+static mask probe_penalty_range(prober *pr) {
+  static const char *const others[][2] = {{"presence_penalty", "3"},
+                                          {"frequency_penalty", "3"},
+                                          {"min_p", "1.5"}};
+  char params[96], note[400] = "";
+  mask m = ALL(PENALTY_RANGE);
+  int asked = 0;
+  if (sieve_hello_offers_options(pr->hello, "repetition_penalty")) {
+    const int r = accepts(pr, "{\"top_k\":1,\"repetition_penalty\":3}", "repetition_penalty",
+                          note, sizeof note);
+    m &= r == 0   ? ONE(PENALTY_RANGE, BOUNDED)
+         : r == 1 ? ONE(PENALTY_RANGE, REPETITION_UNBOUNDED) | ONE(PENALTY_RANGE, UNCHECKED)
+                  : ALL(PENALTY_RANGE);
+    asked = 1;
+  }
+  for (size_t i = 0; i < 3; i++) {
+    if (!sieve_hello_offers_options(pr->hello, others[i][0]))
+      continue;
+    snprintf(params, sizeof params, "{\"top_k\":1,\"%s\":%s}", others[i][0], others[i][1]);
+    const int r = accepts(pr, params, others[i][0], note, sizeof note);
+    m &= r == 0   ? ONE(PENALTY_RANGE, BOUNDED) | ONE(PENALTY_RANGE, REPETITION_UNBOUNDED)
+         : r == 1 ? ONE(PENALTY_RANGE, UNCHECKED)
+                  : ALL(PENALTY_RANGE);
+    asked = 1;
+    break;
+  }
+  if (!asked)
+    pr_note(pr, SIEVE_AXIS_PENALTY_RANGE, "not offered: hello's sampling_options list none");
+  else
+    pr_note(pr, SIEVE_AXIS_PENALTY_RANGE, "token 0 of (2, 1.5, -1) counted once: %s", note);
+  return m;
+}
+
+/* Repetition 2 on token 1 of (1, -3e38, 0.5): -6e38 is past float32's range, an error, or -inf
+ * and the token goes. */
+static mask probe_penalty_overflow(prober *pr) {
+  if (!offered(pr, SIEVE_AXIS_PENALTY_OVERFLOW, "repetition_penalty"))
+    return ALL(PENALTY_OVERFLOW);
+  row_answer r =
+      pr_filter_row_ids(pr, "[1,-3e38,0.5]", "{\"repetition_penalty\":2}", "\"output_ids\":[1]");
+  char a[64];
+  pr_note(pr, SIEVE_AXIS_PENALTY_OVERFLOW, "repetition 2 on token 1 of (1, -3e38, 0.5) %s %s",
+          r.error ? "is" : "keeps", pr_describe(&r, a, sizeof a));
+  if (!r.answered)
+    return ALL(PENALTY_OVERFLOW);
+  if (r.error)
+    return strcmp(r.field, "logits") == 0 ? ONE(PENALTY_OVERFLOW, ERROR) : 0;
+  return r.set == 0x5 && r.kept == 2 ? ONE(PENALTY_OVERFLOW, MINUS_INF) : 0;
+}
+
 /* In axis order: a probe may read the verdicts of the axes before it (top-p not applied). */
 mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_RANK_KEY] = probe_rank_key,
@@ -1016,6 +1086,8 @@ mask (*const fingerprint_probes[SIEVE_AXIS_COUNT])(prober *) = {
     [SIEVE_AXIS_MIN_P_SCALE] = probe_min_p_scale,
     [SIEVE_AXIS_MIN_P_ORDER] = probe_min_p_order,
     [SIEVE_AXIS_MIN_P_BOUNDARY] = probe_min_p_boundary,
+    [SIEVE_AXIS_PENALTY_RANGE] = probe_penalty_range,
+    [SIEVE_AXIS_PENALTY_OVERFLOW] = probe_penalty_overflow,
 };
 
 int sieve_fingerprint_has_probe(int axis) {

@@ -66,7 +66,14 @@ const engine_profile profiles[] = {
           SEEN("our reading: min-p, top-p and top-k cut one ranking of the full distribution "
                "(oracle/filter.c min_p_keep)"),
       A(MIN_P_BOUNDARY) =
-          SEEN("our reading: p < min_p * the largest goes (oracle/filter.c min_p_removes)")},
+          SEEN("our reading: p < min_p * the largest goes (oracle/filter.c min_p_removes)"),
+      A(PENALTY_RANGE) =
+          SEEN("our reading: SGLang's ranges, min_p in [0, 1], frequency and presence "
+               "in [-2, 2], repetition in (0, 2] (oracle/params.c check_rest; seed 004 states "
+               "none)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("our reading: a penalized logit past float32's range is an overflow error "
+               "(oracle/penalties.c penalize; seed 004 says nothing)")},
      "min_p,frequency_penalty,presence_penalty,repetition_penalty,penalty_last_n"},
     {"numpy-002",
      "the NumPy sampler of seed 002 (Hugging Face order)",
@@ -109,11 +116,17 @@ const engine_profile profiles[] = {
       A(PENALTY_TOKENS) = UNCONFIRMED("seed 002 has no penalties"),
       A(MIN_P_SCALE) = UNCONFIRMED("seed 002 has no min-p"),
       A(MIN_P_ORDER) = UNCONFIRMED("seed 002 has no min-p"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 002 has no min-p")},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 002 has no min-p"),
+      A(PENALTY_RANGE) =
+          UNCONFIRMED("seed 002 has no penalties"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("seed 002 has no penalties")},
      ""},
     {"vllm",
      "vLLM v1, its PyTorch sampler (vllm-project/vllm v0.19.0, 2a69949)",
-     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+     {.penalty_range = SIEVE_PENALTY_RANGE_REPETITION_UNBOUNDED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .top_k_max = SIEVE_TOP_K_MAX_NONE,
       .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
@@ -192,11 +205,19 @@ const engine_profile profiles[] = {
                "renormalizes over what it left (2a69949, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("vllm/v1/sample/logits_processor/builtin.py MinPLogitsProcessor.apply: "
-               "probability_values < max * min_p removed (2a69949, read)")},
-     ""},
+               "probability_values < max * min_p removed (2a69949, read)"),
+      A(PENALTY_RANGE) =
+          SEEN("vllm/sampling_params.py SamplingParams._verify_args: presence and "
+               "frequency in [-2, 2], min_p in [0, 1], only repetition_penalty <= 0 raises "
+               "(2a69949, read)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("vllm/_custom_ops.py apply_repetition_penalties_torch: logits *= scaling in "
+               "float32, unchecked, so a negative logit past the range is -inf (2a69949, read)")},
+     "min_p,frequency_penalty,presence_penalty,repetition_penalty"},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
-     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+     {.penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .top_k_max = SIEVE_TOP_K_MAX_NONE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
       .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
@@ -273,11 +294,20 @@ const engine_profile profiles[] = {
                "sorted probs, then probs_sort < probs_sort[:, 0] * min_p (15a4398, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("same: probs_sort < min_p_thresholds removed; flashinfer's kernel keeps probs "
-               ">= pivot (15a4398, read)")},
-     ""},
+               ">= pivot (15a4398, read)"),
+      A(PENALTY_RANGE) =
+          SEEN("python/sglang/srt/sampling/sampling_params.py SamplingParams.verify: min_p "
+               "in [0, 1], frequency and presence in [-2, 2], repetition in (0, 2] (15a4398, "
+               "read)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("penaltylib/repetition_penalty.py apply_scaling_penalties: logits * "
+               "penalty in float32, unchecked (15a4398, read)")},
+     "min_p,frequency_penalty,presence_penalty,repetition_penalty"},
     {"hf-transformers",
      "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",
-     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+     {.penalty_range = SIEVE_PENALTY_RANGE_REPETITION_UNBOUNDED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .top_k_max = SIEVE_TOP_K_MAX_NONE,
       .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
@@ -352,11 +382,20 @@ const engine_profile profiles[] = {
                "left (c49429e, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("generation/logits_process.py MinPLogitsWarper.__call__: probs < min_p * "
-               "top_probs removed (c49429e, read)")},
-     ""},
+               "top_probs removed (c49429e, read)"),
+      A(PENALTY_RANGE) =
+          SEEN("generation/logits_process.py RepetitionPenaltyLogitsProcessor.__init__: any "
+               "float penalty > 0; MinPLogitsWarper.__init__: 0 <= min_p <= 1 (c49429e, read; no "
+               "frequency or presence)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("RepetitionPenaltyLogitsProcessor.__call__: score * penalty on float32 "
+               "scores, unchecked (c49429e, read)")},
+     "min_p,repetition_penalty"},
     {"transformers.js",
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",
-     {.top_k_max = SIEVE_TOP_K_MAX_NONE,
+     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .top_k_max = SIEVE_TOP_K_MAX_NONE,
       .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_IGNORED,
       .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE_FLOAT64,
@@ -418,8 +457,14 @@ const engine_profile profiles[] = {
           "min_p is not offered (src/generation/configuration_utils.js GenerationConfig "
           "has no min_p)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
-     ""},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered"),
+      A(PENALTY_RANGE) =
+          SEEN("src/generation/logits_process.js RepetitionPenaltyLogitsProcessor: the "
+               "penalty is stored unchecked (5ed4c5c, read; no min_p, frequency or presence)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("same, _call: a Float32Array element times the penalty, -Infinity past "
+               "the range, unchecked (5ed4c5c, read)")},
+     "repetition_penalty"},
     {"sglang-004",
      "SGLang as seed 004 describes it",
      {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
@@ -460,12 +505,18 @@ const engine_profile profiles[] = {
       A(PENALTY_TOKENS) = UNCONFIRMED("seed 004 does not say which tokens the penalties count"),
       A(MIN_P_SCALE) = UNCONFIRMED("seed 004 has no min-p"),
       A(MIN_P_ORDER) = UNCONFIRMED("seed 004 has no min-p"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 004 has no min-p")},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("seed 004 has no min-p"),
+      A(PENALTY_RANGE) =
+          UNCONFIRMED("seed 004 states no range"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("seed 004 does not say")},
      ""},
     {"llama.cpp",
      "llama.cpp's default sampler chain (ggml-org/llama.cpp, tag v0.4.0 as node-llama-cpp 3.21.1 "
      "bundles it)",
-     {.param_precision = SIEVE_PARAM_PRECISION_FLOAT32,
+     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .param_precision = SIEVE_PARAM_PRECISION_FLOAT32,
       .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
@@ -536,8 +587,15 @@ const engine_profile profiles[] = {
                "(00efb3e, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("src/llama-sampling.cpp llama_sampler_min_p_apply: logit >= max_logit + logf(p) "
-               "kept, in float32 log space (00efb3e, read)")},
-     ""},
+               "kept, in float32 log space (00efb3e, read)"),
+      A(PENALTY_RANGE) =
+          SEEN("src/llama-sampler.cpp llama_sampler_init_penalties and "
+               "llama_sampler_init_min_p check no value; min_p above 1 keeps one token (00efb3e, "
+               "read)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("llama_sampler_penalties_apply: logit *= penalty_repeat in float32, "
+               "unchecked (00efb3e, read)")},
+     "min_p,frequency_penalty,presence_penalty,repetition_penalty,penalty_last_n"},
     {"mlx-lm",
      "MLX-LM make_sampler (ml-explore/mlx-lm)",
      {.top_k_max = SIEVE_TOP_K_MAX_NONE,
@@ -609,7 +667,13 @@ const engine_profile profiles[] = {
                "logprobs, min-p against their max (d78bf58, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("mlx_lm/sample_utils.py apply_min_p: logprobs < top + log(min_p) removed, in "
-               "log space (d78bf58, read)")},
+               "log space (d78bf58, read)"),
+      A(PENALTY_RANGE) =
+          UNCONFIRMED("no value fits: min_p in [0, 1] and repetition >= 0 (0 is off) are "
+               "checked, presence and frequency not (mlx_lm/sample_utils.py, server.py, d78bf58)"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("no value fits: unchecked in the logits' own dtype, float16 "
+               "overflowing at 65504 (d78bf58, read)")},
      ""},
     {"ollama",
      "Ollama's Go sampler (ollama/ollama sample/, f63eea3; removed in 9db4bdb, after which GGML "
@@ -664,7 +728,12 @@ const engine_profile profiles[] = {
                "read)"),
       A(MIN_P_ORDER) = SEEN("same: minP last, against the top token's p (f63eea3, read)"),
       A(MIN_P_BOUNDARY) =
-          SEEN("sample/transforms.go minP: t.value < maxProb * p removed (f63eea3, read)")},
+          SEEN("sample/transforms.go minP: t.value < maxProb * p removed (f63eea3, read)"),
+      A(PENALTY_RANGE) =
+          UNCONFIRMED("no value fits: sample.NewSampler clamps min_p into [0, 1], never "
+               "rejects; the Go sampler applies no penalty (f63eea3, read)"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("the Go sampler applies no penalty (f63eea3, read)")},
      ""},
     {"tensorrt-llm",
      "TensorRT-LLM's PyTorch TorchSampler on its FlashInfer path (NVIDIA/TensorRT-LLM; the "
@@ -729,12 +798,20 @@ const engine_profile profiles[] = {
                                    "UtilsSamplingParams has none)"),
       A(MIN_P_BOUNDARY) =
           UNCONFIRMED("the TorchSampler ignores min_p at 053c42c (sampling_utils.py "
-                      "UtilsSamplingParams has none)")},
+                      "UtilsSamplingParams has none)"),
+      A(PENALTY_RANGE) =
+          UNCONFIRMED("no value fits: samplingConfig.cpp checks min_p in [0, 1] and "
+               "repetition > 0, presence and frequency not (053c42c / ce175b5, read)"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("no value fits: written back in the logits' type, half "
+               "overflowing at 65504 (read)")},
      ""},
     {"candle",
      "candle's LogitsProcessor as its example CLIs build it (huggingface/candle 2a13b0f: "
      "candle-transformers/src/generation/mod.rs, candle-examples/examples/llama/main.rs)",
-     {.topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
+     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
       .boundary = SIEVE_BOUNDARY_GE,
       .t0_below = SIEVE_T0_BELOW_NONPOSITIVE,
       .t0 = SIEVE_T0_ARGMAX,
@@ -792,12 +869,19 @@ const engine_profile profiles[] = {
       A(MIN_P_SCALE) =
           UNCONFIRMED("min_p is not offered (candle-transformers/src/generation/mod.rs Sampling)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
-     ""},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered"),
+      A(PENALTY_RANGE) =
+          SEEN("candle-transformers/src/utils.rs apply_repeat_penalty: the example CLIs' "
+               "repeat_penalty is an f32 never checked (2a13b0f, read)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("same: logit * penalty in float32, unchecked (2a13b0f, read)")},
+     "repetition_penalty"},
     {"mistral.rs",
      "mistral.rs's sampler on CPU tensors (EricLBuehler/mistral.rs 9e92262: "
      "mistralrs-core/src/sampler.rs Sampler::sample)",
-     {.topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
+     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
       .topk_ties = SIEVE_TOPK_TIES_UNSPECIFIED,
@@ -863,12 +947,19 @@ const engine_profile profiles[] = {
                "(9e92262, read)"),
       A(MIN_P_BOUNDARY) =
           SEEN("same: min_p_threshold >= prob removed; min_p >= 1 is off, which no value names "
-               "(9e92262, read)")},
-     ""},
+               "(9e92262, read)"),
+      A(PENALTY_RANGE) =
+          SEEN("mistralrs-core/src/engine/add_request.rs: min_p and the penalties taken "
+               "as given, no check found (9e92262, read)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("float32, unchecked (9e92262, read)")},
+     "min_p,frequency_penalty,presence_penalty,repetition_penalty"},
     {"mlc-llm",
      "MLC-LLM's serve engine sampler (mlc-ai/mlc-llm 79d603f: cpp/serve/sampler/, "
      "python/mlc_llm/compiler_pass/attach_softmax_with_temperature.py); it has no top-k",
-     {.boundary = SIEVE_BOUNDARY_GE,
+     {.penalty_range = SIEVE_PENALTY_RANGE_REPETITION_UNBOUNDED,
+      .penalty_overflow = SIEVE_PENALTY_OVERFLOW_MINUS_INF,
+      .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_ALL,
       .temperature_op = SIEVE_TEMPERATURE_OP_DIVIDE,
       .top_k_zero = SIEVE_TOP_K_ZERO_OFF,
@@ -924,12 +1015,20 @@ const engine_profile profiles[] = {
       A(MIN_P_SCALE) =
           UNCONFIRMED("min_p is not offered (cpp/serve/config.h GenerationConfigNode)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
-     ""},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered"),
+      A(PENALTY_RANGE) =
+          SEEN("cpp/serve/config.cc: frequency in [-2, 2], repetition > 0; "
+               "openai_api_protocol.py check_penalty_range: presence in [-2, 2] (79d603f, read; no "
+               "min_p)"),
+      A(PENALTY_OVERFLOW) =
+          SEEN("attach_logit_processor.py _apply_penalty_inplace: float32 TIR, unchecked "
+               "(79d603f, read)")},
+     "frequency_penalty,presence_penalty,repetition_penalty"},
     {"flashinfer-top-k-first",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
      "(flashinfer-ai/flashinfer)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_ALL,
@@ -979,12 +1078,18 @@ const engine_profile profiles[] = {
                       "another entry point)"),
       A(MIN_P_BOUNDARY) =
           UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
-                      "another entry point)")},
+                      "another entry point)"),
+      A(PENALTY_RANGE) =
+          SEEN("flashinfer/sampling.py min_p_sampling_from_probs: min_p unchecked "
+               "(fb28d72, read; no penalty)"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("a kernel library with no penalty")},
      ""},
     {"flashinfer-joint",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=joint "
      "(flashinfer-ai/flashinfer)",
-     {.boundary = SIEVE_BOUNDARY_GE,
+     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
+      .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_ALL,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
       .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
@@ -1028,13 +1133,19 @@ const engine_profile profiles[] = {
                       "another entry point)"),
       A(MIN_P_BOUNDARY) =
           UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
-                      "another entry point)")},
+                      "another entry point)"),
+      A(PENALTY_RANGE) =
+          SEEN("flashinfer/sampling.py min_p_sampling_from_probs: min_p unchecked "
+               "(fb28d72, read; no penalty)"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("a kernel library with no penalty")},
      ""},
     {"tgi",
      "Hugging Face text-generation-inference, /generate with sampling on a flash model "
      "(huggingface/text-generation-inference db931fc: router/src/validation.rs, "
      "server/text_generation_server/utils/tokens.py, utils/logits_process.py)",
-     {.rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.penalty_range = SIEVE_PENALTY_RANGE_REPETITION_UNBOUNDED,
+      .rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_UNSPECIFIED,
@@ -1090,7 +1201,13 @@ const engine_profile profiles[] = {
                "chooser gets all_input_ids_tensor, the prompt and the output (db931fc, read)"),
       A(MIN_P_SCALE) = UNCONFIRMED("min_p is not offered (router/src/lib.rs GenerateParameters)"),
       A(MIN_P_ORDER) = UNCONFIRMED("min_p is not offered"),
-      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered")},
+      A(MIN_P_BOUNDARY) = UNCONFIRMED("min_p is not offered"),
+      A(PENALTY_RANGE) =
+          SEEN("router/src/validation.rs Validation::validate: repetition_penalty > 0, "
+               "frequency_penalty in [-2, 2] (db931fc, read; no presence or min_p)"),
+      A(PENALTY_OVERFLOW) =
+          UNCONFIRMED("no value fits: unchecked torch arithmetic in the model's dtype (db931fc, "
+               "read)")},
      ""},
     {NULL, NULL, {0}, {{NULL, 0}}, NULL},
 };

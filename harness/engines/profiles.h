@@ -20,10 +20,10 @@ typedef struct engine_profile {
   sieve_rule rule;
   profile_choice why[SIEVE_AXIS_COUNT]; /* indexed by SIEVE_AXIS_* */
   /* The sampling options `sieve serve --profile` takes, as a library lists them
-   * (protocol/sieve_impl.h). An engine's profile states its choices on the penalty and min-p
-   * axes, not yet its limits and what an overflow becomes: it takes none, so that no answer of
-   * ours to those requests passes for the engine's (harness/engines/PENALTIES.md has what each
-   * engine offers). */
+   * (protocol/sieve_impl.h): those the engine offers (harness/engines/PENALTIES.md) whose every
+   * axis the profile confirms (the order, the tokens counted, the range, the overflow, and
+   * min-p's scale, order and boundary), so that no answer of ours to a request passes for the
+   * engine's where its code was not read. */
   const char *sampling_options;
 } engine_profile;
 

@@ -658,7 +658,8 @@ static int explains(fitter *f, size_t i, const sieve_rule *rule) {
 
 /* Cases the search weighs: all of them, or only those of small rows while `all` is 0. Never one
  * whose logits DeepInfer rejects and the implementation answers: any engine that checks no
- * logit answers it, whatever its rule (most do), so it tells no axis value from another. */
+ * logit answers it, whatever its rule (most do), so it tells no axis value from another. A case
+ * about penalty_overflow is the exception: there the answer is the other value's. */
 static int weighed(const fitter *f, size_t i) {
   return !f->cases[i].unchecked && !f->cases[i].refused && (f->all || !f->cases[i].large);
 }
@@ -1770,7 +1771,8 @@ static int load_cases(fitter *f, run_report *report) {
     if (!fc->request)
       continue;
     fc->large = sieve_recipe_size(fc->request) >= FIT_LARGE_ROWS;
-    fc->unchecked = rejects_logits(r->fixture) && !strstr(r->answer, "\"error\"");
+    fc->unchecked = rejects_logits(r->fixture) && !strstr(r->answer, "\"error\"") &&
+                    !(declared_axes(fc) >> SIEVE_AXIS_PENALTY_OVERFLOW & 1);
     fc->refused =
         strstr(r->answer, "\"invalid_request\"") && !expects_kind(r->fixture, "invalid_request");
     /* DeepInfer's answer is the one the first pass judged (its fast path says which axes the

@@ -37,8 +37,24 @@ MUTANT_AXES = [("ge-boundary", "boundary", "ge"),
                ("penalty-after-temperature", "penalty_order", "additive_first")]
 
 
-# The axes of the penalties and min-p, whose probes need sampling options hello must list.
-PENALTY_AXES = {"penalty_order", "penalty_tokens", "min_p_scale", "min_p_order", "min_p_boundary"}
+# The axes of the penalties and min-p, whose probes need sampling options hello must list: each
+# with what its probe asks (all of a tuple's options, or any of a set's).
+PENALTY_PROBES = {"penalty_order": {("presence_penalty", "repetition_penalty"),
+                                    ("frequency_penalty", "repetition_penalty")},
+                  "penalty_tokens": {("presence_penalty",), ("frequency_penalty",),
+                                     ("repetition_penalty",)},
+                  "min_p_scale": {("min_p",)}, "min_p_order": {("min_p",)},
+                  "min_p_boundary": {("min_p",)},
+                  "penalty_range": {("presence_penalty",), ("frequency_penalty",),
+                                    ("repetition_penalty",), ("min_p",)},
+                  "penalty_overflow": {("repetition_penalty",)}}
+
+
+def unaskable(options: str) -> set:
+    """The penalty and min-p axes whose probes a sampler taking `options` cannot ask."""
+    taken = set(options.split(",")) - {""}
+    return {axis for axis, asks in PENALTY_PROBES.items()
+            if not any(set(ask) <= taken for ask in asks)}
 
 
 def fingerprint(ctx, impl):
@@ -48,7 +64,7 @@ def fingerprint(ctx, impl):
     return {a["axis"]: a["verdict"] for a in report["axes"]}, report["matches"]
 
 
-def blind_axes(rule):
+def blind_axes(rule, options):
     """The axes a profile's other choices hide from the probes: with top-p not applied its
     boundary, ties, the place of temperature and top_p = 1 do not show; when every tied token stays the
     boundary does not; when T = 0 is rejected a negative T is rejected either way; with a
@@ -56,7 +72,10 @@ def blind_axes(rule):
     tokens tied with the k-th stay in an order of the sort's own, a ranking by probability,
     which ties the tokens whose probabilities underflow, may keep the ones the logit keeps; when
     a top_k of V or more is an error, so is one above the int32 maximum on the probe's row; where
-    T is read as a float32, dividing by the float64 T is dividing by the float32 T."""
+    T is read as a float32, dividing by the float64 T is dividing by the float32 T; with
+    temperature after the filters, min-p compares the probabilities at T = 1 either way; with
+    the repetition penalty its only penalty, whether the others count the prompt does not show,
+    nor, with no other option taken, whether their ranges are checked."""
     hidden = set()
     if rule["topp_scope"] == "ignored":
         hidden |= {"boundary", "topp_ties", "temperature_at", "topp_one"}
@@ -72,6 +91,13 @@ def blind_axes(rule):
         hidden.add("top_k_max")
     if rule["param_precision"] == "float32" and rule["temperature_op"].startswith("divide"):
         hidden.add("temperature_op")
+    if rule["temperature_at"] == "after":
+        hidden.add("min_p_scale")
+    taken = set(options.split(","))
+    if not taken & {"presence_penalty", "frequency_penalty"}:
+        hidden.add("penalty_tokens")
+        if "min_p" not in taken:
+            hidden.add("penalty_range")
     return hidden
 
 
@@ -80,20 +106,21 @@ def fingerprints(ctx):
     profiles = {p["name"]: {a: c["value"] for a, c in p["axes"].items()} for p in listed}
     unconfirmed = {p["name"]: {a for a, c in p["axes"].items() if not c["confirmed"]}
                    for p in listed}
+    options = {p["name"]: p["sampling_options"] for p in listed}
     for name, want in profiles.items():
         report = ctx.json("fingerprint", "--impl", f"exec:{ctx.sieve} serve --profile {name}")
         got = {a["axis"]: a["verdict"] for a in report["axes"]}
         matches = report["matches"]
-        hidden = blind_axes(want)
-        # An engine's profile offers no sampling option (oracle/SPEC.md, "Penalties and min-p"),
-        # so the probes of the penalties and min-p cannot ask it: they say so, and nothing else.
+        hidden = blind_axes(want, options[name])
+        # A profile takes the sampling options its engine's code was read for (oracle/SPEC.md,
+        # "Penalties and min-p"): the probes that need another say so, and nothing else.
         unasked = {a["axis"] for a in report["axes"] if a["verdict"] == "not determined"
                    and a["evidence"].startswith("not offered: hello's sampling_options")}
         wrong = {a: (got.get(a), v) for a, v in want.items() if got.get(a) != v and not (
             a in hidden and (got.get(a, "").startswith("not determined")
                              or v in got.get(a, "").split("|"))) and a not in unasked}
         ctx.check(f"fingerprint of profile {name} asks the penalties and min-p only as offered",
-                  not unasked if name == "deepinfer" else unasked == PENALTY_AXES,
+                  unasked == unaskable(options[name]),
                   f"not asked: {sorted(unasked)}")
         ctx.check(f"fingerprint names every axis of profile {name} (through exec:)",
                   not wrong and name in matches, f"got/wanted {wrong}, matches {matches}")
@@ -249,8 +276,8 @@ def diffs(ctx):
     ctx.check("sieve diff of an implementation answering {} finds every case different, either way",
               empty.returncode == 1 and re.search(r"differ on (\d+) of \1 cases", empty.stdout),
               empty.stdout[:200])
-    none = ctx.cmd("diff", "profile:vllm", "profile:deepinfer", "--suite", "penalties")
-    ctx.check("sieve diff that compares no case (an engine's profile offers no penalty) gives "
+    none = ctx.cmd("diff", "profile:tgi", "profile:deepinfer", "--suite", "penalties")
+    ctx.check("sieve diff that compares no case (an engine's profile takes no penalty) gives "
               "no verdict: exit 2, saying so",
               none.returncode == 2 and "no case was compared" in none.stderr, none.stderr[-200:])
     same = ctx.cmd("diff", "profile:deepinfer", f"exec:{ctx.sieve} serve", "--suite", "ordering")
