@@ -192,27 +192,28 @@ const engine_profile profiles[] = {
       A(PENALTY_ORDER) =
           SEEN("vllm/model_executor/layers/utils.py apply_penalties: "
                "apply_repetition_penalties, then logits -= frequency * counts and -= presence "
-               "* mask (2a69949, read)"),
+               "* mask (2a69949, read and run)"),
       A(PENALTY_TOKENS) =
           SEEN("vllm/_custom_ops.py apply_repetition_penalties_torch: torch.where(prompt_mask "
                "| output_mask, ...); frequency and presence use the output counts (2a69949, "
-               "read)"),
+               "read and run)"),
       A(MIN_P_SCALE) =
           SEEN("vllm/v1/sample/sampler.py Sampler.sample: apply_temperature before the "
-               "argmax-invariant processors (MinP) (2a69949, read)"),
+               "argmax-invariant processors (MinP) (2a69949, read and run)"),
       A(MIN_P_ORDER) =
           SEEN("same: MinPLogitsProcessor writes -inf before TopKTopPSampler, whose softmax "
-               "renormalizes over what it left (2a69949, read)"),
+               "renormalizes over what it left (2a69949, read and run)"),
       A(MIN_P_BOUNDARY) =
           SEEN("vllm/v1/sample/logits_processor/builtin.py MinPLogitsProcessor.apply: "
-               "probability_values < max * min_p removed (2a69949, read)"),
+               "probability_values < max * min_p removed (2a69949, read and run)"),
       A(PENALTY_RANGE) =
           SEEN("vllm/sampling_params.py SamplingParams._verify_args: presence and "
                "frequency in [-2, 2], min_p in [0, 1], only repetition_penalty <= 0 raises "
-               "(2a69949, read)"),
+               "(2a69949, read and run)"),
       A(PENALTY_OVERFLOW) =
           SEEN("vllm/_custom_ops.py apply_repetition_penalties_torch: logits *= scaling in "
-               "float32, unchecked, so a negative logit past the range is -inf (2a69949, read)")},
+               "float32, unchecked, so a negative logit past the range is -inf (2a69949, read "
+               "and run)")},
      "min_p,frequency_penalty,presence_penalty,repetition_penalty"},
     {"sglang",
      "SGLang's PyTorch sampler (sgl-project/sglang 15a4398)",
@@ -373,23 +374,23 @@ const engine_profile profiles[] = {
                       "frequency or presence processor, c49429e): no order to read"),
       A(PENALTY_TOKENS) =
           SEEN("generation/logits_process.py RepetitionPenaltyLogitsProcessor.__call__: "
-               "torch.gather(scores, 1, input_ids), the whole sequence (c49429e, read)"),
+               "torch.gather(scores, 1, input_ids), the whole sequence (c49429e, read and run)"),
       A(MIN_P_SCALE) =
           SEEN("generation/utils.py _get_logits_processor: TemperatureLogitsWarper before "
-               "MinPLogitsWarper (c49429e, read)"),
+               "MinPLogitsWarper (c49429e, read and run)"),
       A(MIN_P_ORDER) =
           SEEN("same: MinPLogitsWarper last, against probs.amax of the row top-k and top-p "
-               "left (c49429e, read)"),
+               "left (c49429e, read and run)"),
       A(MIN_P_BOUNDARY) =
           SEEN("generation/logits_process.py MinPLogitsWarper.__call__: probs < min_p * "
-               "top_probs removed (c49429e, read)"),
+               "top_probs removed (c49429e, read and run)"),
       A(PENALTY_RANGE) =
           SEEN("generation/logits_process.py RepetitionPenaltyLogitsProcessor.__init__: any "
-               "float penalty > 0; MinPLogitsWarper.__init__: 0 <= min_p <= 1 (c49429e, read; no "
-               "frequency or presence)"),
+               "float penalty > 0; MinPLogitsWarper.__init__: 0 <= min_p <= 1 (c49429e, read "
+               "and run; no frequency or presence)"),
       A(PENALTY_OVERFLOW) =
           SEEN("RepetitionPenaltyLogitsProcessor.__call__: score * penalty on float32 "
-               "scores, unchecked (c49429e, read)")},
+               "scores, unchecked (c49429e, read and run)")},
      "min_p,repetition_penalty"},
     {"transformers.js",
      "transformers.js generate() sampling (npm @huggingface/transformers 4.3.2)",

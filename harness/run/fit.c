@@ -1412,8 +1412,10 @@ static uint32_t declared_axes(const fit_case *fc) {
 }
 
 /* Whether an unexplained failure turns on axis a: the case is about it, and another value of
- * it changes the oracle's answer there, into an error or out of one where the implementation
- * answered an error. Then the value the search kept is no more than the nearest: the
+ * it changes the oracle's answer there into one of the implementation's kind: an error where the
+ * implementation answered an error, an answer where it answered (a value that makes the case an
+ * error does not move toward an answer whose values differ). Then the value the search kept is
+ * no more than the nearest: the
  * implementation follows no value of the axis on every case (a choice sieve has no value for).
  * A fingerprint probe is about its axes alone, so its failure turns on them whatever the other
  * values answer, as the joint reading (read_probes) has it. A failure in a case about another
@@ -1432,14 +1434,12 @@ static int turns_on(fitter *f, size_t i, const fit_result *fit, int a) {
                          cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "error");
   if (!at || !(at->consulted >> a & 1))
     return 0;
-  const uint64_t answer = at->answer;
-  const int at_error = at->is_error;
   for (int v = 0; v < sieve_axis_values(a); v++) {
     sieve_rule other = fit->rule;
     if (v == sieve_rule_get(&fit->rule, a) || sieve_rule_set(&other, a, v) != 0)
       continue;
     const memo_entry *e = evaluate(f, fc, &other);
-    if (e && e->answer != answer && (!impl_error || e->is_error != at_error))
+    if (e && e->answer != at->answer && e->is_error == impl_error)
       return 1;
   }
   return 0;

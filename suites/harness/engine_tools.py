@@ -93,7 +93,52 @@ def engines_md_current(ctx):
               "run make engines-matrix and commit the result")
 
 
+def protocol_glue_takes_the_sampling_options_an_engine_applies(ctx):
+    """engine_protocol.py, the Python engines' glue, with an engine that applies the repetition
+    penalty alone: hello lists it, its value and the row's token ids reach the engine, another
+    option is an invalid_params error naming it, and an engine that takes none rejects the ids."""
+    import importlib.util
+    import sys
+    folder = ROOT / "harness" / "adapters" / "engines"
+    spec = importlib.util.spec_from_file_location("engine_protocol", folder / "engine_protocol.py")
+    ep = importlib.util.module_from_spec(spec)
+    sys.modules["engine_protocol"] = ep
+    spec.loader.exec_module(ep)
+    seen = []
+
+    class Repetition(ep.Engine):
+        name, ops, sampling_options = "repetition-only", ("filter",), ("repetition_penalty",)
+
+        def normalize(self, params):
+            seen.append((params.options, params.output_ids, params.prompt_ids))
+            return params
+
+        def filter_row(self, logits, state):
+            return [0.0] * len(logits)
+
+    def answer(engine, request):
+        return ep.Server(engine).answer(request)
+
+    hello = answer(Repetition(), {"op": "hello", "protocol": 1})
+    row = {"logits": [1, 2], "params": {"repetition_penalty": 1.5}, "output_ids": [1, 1],
+           "prompt_ids": [0]}
+    taken = answer(Repetition(), {"op": "filter", "rows": [row]})
+    other = answer(Repetition(), {"op": "filter", "rows": [
+        {"logits": [1, 2], "params": {"min_p": 0.5}}]})
+    none = answer(type("NoOptions", (Repetition,), {"sampling_options": ()})(),
+                  {"op": "filter", "rows": [{"logits": [1, 2], "output_ids": [1]}]})
+    ctx.check("the engines' protocol glue lists the sampling options an engine applies, passes "
+              "their values and the row's token ids to it, and rejects the others by name",
+              hello.get("sampling_options") == ["repetition_penalty"]
+              and seen[:1] == [({"repetition_penalty": 1.5}, (1, 1), (0,))]
+              and "logprobs" in taken["rows"][0]
+              and other["rows"][0]["error"]["field"] == "min_p"
+              and none["rows"][0]["error"]["field"] == "output_ids",
+              f"{hello} {seen} {taken} {other} {none}")
+
+
 def checks(ctx):
+    protocol_glue_takes_the_sampling_options_an_engine_applies(ctx)
     engines_check_fails_when_it_should(ctx)
     residual_groups_must_be_documented(ctx)
     recorded_fits_hold(ctx)

@@ -8,7 +8,9 @@ Every line gets exactly one answer line; a malformed line gets an error and the 
 
 An adapter subclasses `Engine` and implements what the engine does:
 
-    normalize(params) -> state       the engine's own parameter validation/normalization; raise
+    normalize(params) -> state       the engine's own parameter validation/normalization (params
+                                     also holds the sampling options and the row's token ids,
+                                     when the engine takes any: `sampling_options`); raise
                                      ParamError (or let the engine's exception through: its field
                                      is read from it) for parameters the engine rejects
     public_params(state) -> dict     the normalized {"temperature", "top_p", "top_k"}
@@ -16,8 +18,10 @@ An adapter subclasses `Engine` and implements what the engine does:
                                      removed tokens), as the engine computes them
     sample_row(logits, state, rng_seed, n_top) -> (token, logprob, [(id, logprob), ...])
 
-and sets `name`, `version`, `ops` (a subset of "validate", "filter", "sample"), or `unavailable`
-when the engine cannot be imported (then hello offers no op and every other op is unsupported).
+and sets `name`, `version`, `ops` (a subset of "validate", "filter", "sample"), the
+`sampling_options` it applies (hello lists them; a request naming another is an invalid_params
+error naming it, as the protocol says), or `unavailable` when the engine cannot be imported (then
+hello offers no op and every other op is unsupported).
 
 The glue adds no sampling logic. It does not reject NaN, +inf, empty rows or rows without a
 finite logit on its own: those go to the engine, and an exception the engine raises on the row
@@ -35,6 +39,9 @@ import numpy as np
 import torch
 
 PARAM_FIELDS = ("temperature", "top_p", "top_k")
+SAMPLING_FIELDS = ("min_p", "frequency_penalty", "presence_penalty", "repetition_penalty",
+                   "penalty_last_n")
+ID_FIELDS = ("output_ids", "prompt_ids")
 MAX_EXACT_INT = 2**53
 U64_MAX = 2**64 - 1
 
@@ -63,12 +70,13 @@ def param_field_of(exc):
     """The parameter an engine's exception is about: an explicit attribute (vLLM's
     VLLMValidationError.parameter), else the first of temperature/top_p/top_k named in its
     message; "" when it names none."""
+    fields = PARAM_FIELDS + SAMPLING_FIELDS
     for attr in ("parameter", "field"):
         value = getattr(exc, attr, None)
-        if isinstance(value, str) and value in PARAM_FIELDS:
+        if isinstance(value, str) and value in fields:
             return value
     text = str(exc)
-    found = [(text.find(f), f) for f in PARAM_FIELDS if f in text]
+    found = [(text.find(f), f) for f in fields if f in text]
     return min(found)[1] if found else ""
 
 
@@ -139,18 +147,34 @@ class Params:
     for an integral JSON number, a float otherwise) so that the engine sees what a caller of its
     API would pass. `given` names the fields present in the request."""
 
-    def __init__(self, temperature=1.0, top_p=1.0, top_k=-1, given=()):
+    def __init__(self, temperature=1.0, top_p=1.0, top_k=-1, given=(), options=None):
         self.temperature, self.top_p, self.top_k = temperature, top_p, top_k
         self.given = frozenset(given)
+        self.options = dict(options or {})  # the sampling options given, by name
+        self.output_ids, self.prompt_ids = (), ()  # the row's, for the penalties
 
     def __repr__(self):
         return f"Params(temperature={self.temperature!r}, top_p={self.top_p!r}, top_k={self.top_k!r})"
 
 
-def parse_params(obj, path):
+def parse_params(obj, path, options=(), engine_name="the engine"):
+    """The row's parameters; a sampling option the engine does not take (`options`) is an
+    invalid_params error naming it."""
     if obj is None:
         return Params()
-    check_keys(obj, PARAM_FIELDS, path)
+    check_keys(obj, PARAM_FIELDS + SAMPLING_FIELDS, path)
+    taken = {}
+    for key in SAMPLING_FIELDS:
+        if key not in obj:
+            continue
+        if key not in options:
+            raise ParamError(key, f"{path}.{key}: {engine_name} does not take {key}")
+        value = obj[key] if key == "penalty_last_n" else number(obj[key])
+        if key == "penalty_last_n":
+            value = parse_int(value, f"{path}.{key}", key)
+        elif value is None:
+            raise ParamError(key, f"{path}.{key} must be a number")
+        taken[key] = float(value) if key != "penalty_last_n" else value
     values = {}
     for key in PARAM_FIELDS:
         if key not in obj:
@@ -164,7 +188,18 @@ def parse_params(obj, path):
             except OverflowError:
                 raise ParamError(key, f"{path}.{key} is outside the float64 range") from None
         values[key] = value
-    return Params(**values, given=values.keys())
+    return Params(**values, given=values.keys(), options=taken)
+
+
+def parse_ids(row, params, path):
+    """The row's output_ids and prompt_ids (arrays of integers) onto params, as given: which of
+    them the engine counts, and what it makes of one outside the vocabulary, is the engine's."""
+    for key in ID_FIELDS:
+        ids = row.get(key, [])
+        if not isinstance(ids, list):
+            raise request_error(key, f"{path}.{key} must be an array of integers")
+        setattr(params, key, tuple(parse_int(x, f"{path}.{key}[{i}]", key)
+                                   for i, x in enumerate(ids)))
 
 
 def parse_logits(item, path):
@@ -293,6 +328,7 @@ class Engine:
     name = "engine"
     version = "unknown"
     ops = ()
+    sampling_options = ()  # the min-p and penalty parameters the adapter applies
     unavailable = None  # a reason, when the engine cannot be imported
 
     def normalize(self, params):
@@ -377,6 +413,8 @@ class Server:
                   "precision": "float32", "rng": "own"}
         if e.unavailable:
             answer["unavailable"] = e.unavailable
+        elif e.sampling_options:
+            answer["sampling_options"] = list(e.sampling_options)
         return answer
 
     def require(self, op):
@@ -389,9 +427,21 @@ class Server:
     def validate(self, request):
         self.require("validate")
         check_keys(request, ("op", "params"), "request")
-        state = self.engine.checked_normalize(parse_params(request.get("params"), "params"))
+        state = self.engine.checked_normalize(self.params_of(request.get("params"), "params"))
         return {"params": {k: out_number(v) if isinstance(v, float) else v
                            for k, v in self.engine.public_params(state).items()}}
+
+    def params_of(self, obj, path):
+        return parse_params(obj, path, self.engine.sampling_options, self.engine.name)
+
+    def row_keys(self, *keys):
+        """A row's keys: these, and the token ids where the engine takes a sampling option."""
+        return keys + (ID_FIELDS if self.engine.sampling_options else ())
+
+    def row_params(self, row, path):
+        params = self.params_of(row.get("params"), f"{path}.params")
+        parse_ids(row, params, path)
+        return params
 
     def rows_of(self, request):
         rows = request.get("rows")
@@ -407,8 +457,8 @@ class Server:
         for i, row in enumerate(self.rows_of(request)):
             path = f"rows[{i}]"
             try:
-                check_keys(row, ("logits", "params"), path)
-                params = parse_params(row.get("params"), f"{path}.params")
+                check_keys(row, self.row_keys("logits", "params"), path)
+                params = self.row_params(row, path)
                 logits = parse_logits(row.get("logits"), f"{path}.logits")
                 if row_error:
                     raise row_error
@@ -428,8 +478,9 @@ class Server:
         for i, row in enumerate(self.rows_of(request)):
             path = f"rows[{i}]"
             try:
-                check_keys(row, ("logits", "params", "seed", "position", "top_logprobs"), path)
-                params = parse_params(row.get("params"), f"{path}.params")
+                check_keys(row, self.row_keys("logits", "params", "seed", "position",
+                                              "top_logprobs"), path)
+                params = self.row_params(row, path)
                 seed = parse_seed(row.get("seed"), f"{path}.seed")
                 position = parse_u64(row.get("position"), f"{path}.position", "position")
                 n_top = 0

@@ -18,16 +18,20 @@ Environment:
                                 method's default); "raw", the log_softmax of output_logits
 
 What is transformers', called here (paths under src/transformers/generation/):
-    configuration_utils.py GenerationConfig(do_sample=True, temperature, top_k, top_p): __init__
+    configuration_utils.py GenerationConfig(do_sample=True, temperature, top_k, top_p, and
+                              repetition_penalty and min_p where the request gives them): __init__
                               runs validate()
-    utils.py GenerationMixin._get_logits_processor: builds the processors from the config, the
-                              warpers in its order (TemperatureLogitsWarper when T != 1,
-                              TopKLogitsWarper when top_k != 0, TopPLogitsWarper when top_p < 1);
-                              their constructors are transformers' parameter checks
+    utils.py GenerationMixin._get_logits_processor: builds the processors from the config, in its
+                              order (RepetitionPenaltyLogitsProcessor when repetition_penalty !=
+                              1, then the warpers: TemperatureLogitsWarper when T != 1,
+                              TopKLogitsWarper when top_k != 0, TopPLogitsWarper when top_p < 1,
+                              MinPLogitsWarper when min_p is set); their constructors are
+                              transformers' parameter checks
     logits_process.py         the warpers, applied through the LogitsProcessorList it returns
 What is glue: a stand-in `self` for _get_logits_processor (no model: it reads only
 self.config.is_encoder_decoder, for a repetition penalty, and self._merge_criteria_processor_list),
-a dummy prompt of one token (no processor in use reads it), and the sampling step of
+the input_ids the processors see (the row's prompt_ids then output_ids, the decoder sequence
+generate passes; only the repetition penalty reads them), and the sampling step of
 GenerationMixin._sample, two lines: probs = nn.functional.softmax(next_token_scores, dim=-1) and
 torch.multinomial(probs, num_samples=1), with torch.manual_seed per row (generate draws from the
 global generator); top_logprobs are the n best entries, ties by token id (generate has none). Scores are float32, as _sample makes next_token_logits. top_k absent in a
@@ -52,6 +56,7 @@ LOGPROBS = ("processed", "scores", "raw")
 class HFEngine(ep.Engine):
     name = "hf-transformers"
     ops = ("validate", "filter", "sample")
+    sampling_options = ("min_p", "repetition_penalty")
 
     def __init__(self):
         try:
@@ -86,30 +91,33 @@ class HFEngine(ep.Engine):
         if top_k == -1 and self.top_k_minus_one == "off":
             top_k = 0
         config = self.GenerationConfig(do_sample=True, temperature=params.temperature,
-                                       top_k=top_k, top_p=params.top_p)
+                                       top_k=top_k, top_p=params.top_p, **params.options)
+        ids = params.prompt_ids + params.output_ids
         processors = self.GenerationMixin._get_logits_processor(
-            self.host, generation_config=config, input_ids_seq_length=1,
+            self.host, generation_config=config, input_ids_seq_length=max(len(ids), 1),
             encoder_input_ids=None, prefix_allowed_tokens_fn=None,
             logits_processor=self.LogitsProcessorList(), device="cpu", model_kwargs={})
-        return config, processors
+        return config, processors, torch.tensor([list(ids)], dtype=torch.long).view(1, -1)
 
     def public_params(self, state):
-        config, _ = state
-        return {"temperature": config.temperature, "top_p": config.top_p, "top_k": config.top_k}
+        """The config's values in the protocol's terms: top_k 0, transformers' 'no top-k', as
+        the protocol's -1."""
+        config = state[0]
+        top_k = -1 if config.top_k == 0 else config.top_k
+        return {"temperature": config.temperature, "top_p": config.top_p, "top_k": top_k}
 
     # -- the sampler
 
-    def scores(self, logits, processors):
+    def scores(self, logits, state):
         next_token_logits = logits.view(1, -1).to(torch.float32).clone()
-        input_ids = torch.zeros((1, 1), dtype=torch.long)
-        return next_token_logits, processors(input_ids, next_token_logits)
+        return next_token_logits, state[1](state[2], next_token_logits)
 
     def filter_row(self, logits, state):
-        _, scores = self.scores(logits, state[1])
+        _, scores = self.scores(logits, state)
         return torch.log_softmax(scores, dim=-1)[0].tolist()
 
     def sample_row(self, logits, state, seed, n_top):
-        raw, scores = self.scores(logits, state[1])
+        raw, scores = self.scores(logits, state)
         torch.manual_seed(seed)
         probs = torch.nn.functional.softmax(scores, dim=-1)
         token = int(torch.multinomial(probs, num_samples=1).squeeze(1)[0])

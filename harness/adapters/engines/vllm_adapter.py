@@ -10,7 +10,15 @@ Environment:
 
 What is vLLM's, called here (paths under vllm/):
     sampling_params.SamplingParams            construction runs __post_init__: the temperature
-                                              floor, the greedy reset, _verify_args
+                                              floor, the greedy reset, _verify_args (the ranges
+                                              of min_p and the penalties too)
+    v1/sample/ops/penalties.py apply_all_penalties   the penalties, as Sampler.apply_penalties
+                                              calls it (model_executor/layers/utils.py
+                                              apply_penalties, _custom_ops.py
+                                              apply_repetition_penalties on a CPU tensor)
+    v1/sample/logits_processor/builtin.py MinPLogitsProcessor   update_state and apply, after
+                                              temperature, as Sampler.sample runs the
+                                              argmax-invariant processors
     sampling_params.SamplingType              GREEDY when temperature < _SAMPLING_EPS
     v1/sample/sampler.py Sampler.apply_temperature, .greedy_sample, .compute_logprobs,
                                               .gather_logprobs (static methods)
@@ -19,14 +27,16 @@ What is vLLM's, called here (paths under vllm/):
                                               float32 softmax and random_sample
 What is glue, mirroring vllm/v1/worker/gpu_input_batch.py (InputBatch.add_request and
 _make_sampling_metadata): the per-request tensors (temperature and top_p float32, top_k int32; top_p
-None when >= 1, top_k None unless 0 < top_k < vocab), and one row per call (a batch of one), so
+None when >= 1, top_k None unless 0 < top_k < vocab; the penalties float32, applied unless all three
+are off (no_penalties), the prompt's ids padded with V), and one row per call (a batch of one), so
 rows never share a batch: apply_top_k_top_p then always takes its PyTorch path (the Triton kernel
 is for batches of 8 rows or more).
 
-filter answers the processed logprobs: log_softmax (float32) of the temperature-scaled logits after
-apply_top_k_top_p, as forward_native returns them in logprobs_mode processed_logprobs. A greedy row
-(SamplingType.GREEDY, temperature 0 after normalization) is answered with what vLLM samples:
-Sampler.greedy_sample's token alone (logprob 0), since greedy rows never reach the filters.
+filter answers the processed logprobs: log_softmax (float32) of the penalized, temperature-scaled
+logits after min-p and apply_top_k_top_p, as forward_native returns them in logprobs_mode
+processed_logprobs. A greedy row (SamplingType.GREEDY, temperature 0 after normalization) is
+answered with what vLLM samples: Sampler.greedy_sample's token of the penalized logits alone
+(logprob 0), since greedy rows never reach the filters.
 """
 
 import inspect
@@ -42,15 +52,25 @@ import engine_protocol as ep  # noqa: E402
 LOGPROBS_MODES = ("raw_logprobs", "raw_logits", "processed_logprobs", "processed_logits")
 
 
+class Request:
+    """A row's SamplingParams and the token ids its penalties count (glue)."""
+
+    def __init__(self, sp, output_ids, prompt_ids):
+        self.sp, self.output_ids, self.prompt_ids = sp, output_ids, prompt_ids
+
+
 class VLLMEngine(ep.Engine):
     name = "vllm"
     ops = ("validate", "filter", "sample")
+    sampling_options = ("min_p", "frequency_penalty", "presence_penalty", "repetition_penalty")
 
     def __init__(self):
         try:
-            sampling_params, topk_topp, sampler = ep.import_engine(
+            sampling_params, topk_topp, sampler, penalties, builtin, interface = ep.import_engine(
                 ["vllm.sampling_params", "vllm.v1.sample.ops.topk_topp_sampler",
-                 "vllm.v1.sample.sampler"], "vllm", "SIEVE_VLLM_SRC")
+                 "vllm.v1.sample.sampler", "vllm.v1.sample.ops.penalties",
+                 "vllm.v1.sample.logits_processor.builtin",
+                 "vllm.v1.sample.logits_processor.interface"], "vllm", "SIEVE_VLLM_SRC")
             import vllm
         except Exception as e:
             self.unavailable = f"vllm is not importable: {type(e).__name__}: {e}"
@@ -61,6 +81,9 @@ class VLLMEngine(ep.Engine):
         self.GREEDY = sampling_params.SamplingType.GREEDY
         self.TopKTopPSampler = topk_topp.TopKTopPSampler
         self.Sampler = sampler.Sampler
+        self.apply_all_penalties = penalties.apply_all_penalties
+        self.MinP = builtin.MinPLogitsProcessor
+        self.BatchUpdate = interface.BatchUpdate
         default = inspect.signature(self.Sampler.__init__).parameters["logprobs_mode"].default
         self.logprobs_mode = os.environ.get("SIEVE_VLLM_LOGPROBS_MODE", default)
         if self.logprobs_mode not in LOGPROBS_MODES:
@@ -71,10 +94,39 @@ class VLLMEngine(ep.Engine):
 
     def normalize(self, params):
         given = {k: getattr(params, k) for k in ep.PARAM_FIELDS if k in params.given}
-        return self.SamplingParams(**given)
+        return Request(self.SamplingParams(**given, **params.options), params.output_ids,
+                       params.prompt_ids)
 
-    def public_params(self, sp):
-        return {"temperature": sp.temperature, "top_p": sp.top_p, "top_k": sp.top_k}
+    def public_params(self, req):
+        """SamplingParams after normalization, in the protocol's terms: a greedy request as the
+        protocol states an argmax (T 0, top_p 1, top_k 1: what filter answers for it), and
+        vLLM's top_k 0, its 'disable', as the protocol's -1."""
+        sp = req.sp
+        if self.greedy(sp):
+            return {"temperature": 0.0, "top_p": 1.0, "top_k": 1}
+        top_k = sp.top_k if not isinstance(sp.top_k, int) or sp.top_k > 0 else -1
+        return {"temperature": sp.temperature, "top_p": sp.top_p, "top_k": top_k}
+
+    def penalized(self, logits, req):
+        """Sampler.apply_penalties, unless the row has none (InputBatch.no_penalties): the
+        penalties as float32 tensors, the prompt's ids as an int64 row padded with V."""
+        sp = req.sp
+        if sp.presence_penalty == 0.0 and sp.frequency_penalty == 0.0 and \
+                sp.repetition_penalty == 1.0:
+            return logits
+        one = lambda x: torch.tensor([x], dtype=torch.float32)  # noqa: E731
+        prompt = torch.tensor([list(req.prompt_ids)], dtype=torch.int64).view(1, -1)
+        return self.apply_all_penalties(logits, prompt, one(sp.presence_penalty),
+                                        one(sp.frequency_penalty), one(sp.repetition_penalty),
+                                        [list(req.output_ids)])
+
+    def min_p(self, logits, sp):
+        """MinPLogitsProcessor for a batch of one: the request added at index 0, then apply."""
+        config = types.SimpleNamespace(scheduler_config=types.SimpleNamespace(max_num_seqs=1))
+        processor = self.MinP(config, torch.device("cpu"), False)
+        processor.update_state(self.BatchUpdate(batch_size=1, removed=[], moved=[],
+                                                added=[(0, sp, None, None)]))
+        return processor.apply(logits)
 
     def request_tensors(self, sp, vocab):
         """The per-request sampling tensors as InputBatch builds them for a batch of one."""
@@ -89,14 +141,17 @@ class VLLMEngine(ep.Engine):
         return sp.sampling_type == self.GREEDY
 
     def scaled_and_filtered(self, logits, sp, mode, generator):
-        """Sampler.sample for a row that is not greedy: temperature, then forward_native."""
+        """Sampler.sample for a row that is not greedy: temperature, min-p, then
+        forward_native."""
         temperature, top_k, top_p = self.request_tensors(sp, logits.shape[-1])
         logits = self.Sampler.apply_temperature(logits, temperature, True)  # all_random
+        logits = self.min_p(logits, sp)
         sampler = types.SimpleNamespace(logprobs_mode=mode)
         return self.TopKTopPSampler.forward_native(sampler, logits, {0: generator}, top_k, top_p)
 
-    def filter_row(self, logits, sp):
-        logits = logits.view(1, -1).to(torch.float32).clone()
+    def filter_row(self, logits, req):
+        sp = req.sp
+        logits = self.penalized(logits.view(1, -1).to(torch.float32).clone(), req)
         if self.greedy(sp):
             token = int(self.Sampler.greedy_sample(logits)[0])
             out = torch.full((logits.shape[-1],), -float("inf"), dtype=torch.float32)
@@ -106,7 +161,8 @@ class VLLMEngine(ep.Engine):
         _, logprobs = self.scaled_and_filtered(logits, sp, "processed_logprobs", generator)
         return logprobs[0].tolist()
 
-    def sample_row(self, logits, sp, seed, n_top):
+    def sample_row(self, logits, req, seed, n_top):
+        sp = req.sp
         raw = logits.view(1, -1).to(torch.float32).clone()
         mode = self.logprobs_mode
         returned = None  # Sampler.forward, step 1: the raw logprobs or logits
@@ -114,6 +170,7 @@ class VLLMEngine(ep.Engine):
             returned = self.Sampler.compute_logprobs(raw)
         elif mode == "raw_logits":
             returned = raw.clone()
+        raw = self.penalized(raw, req)  # apply_logits_processors
         if self.greedy(sp):
             token = self.Sampler.greedy_sample(raw)
             if mode == "processed_logits":
