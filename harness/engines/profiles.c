@@ -282,27 +282,28 @@ const engine_profile profiles[] = {
       A(PENALTY_ORDER) =
           SEEN("python/sglang/srt/sampling/sampling_batch_info.py "
                "_apply_pre_grammar_logits_transforms: logits.add_(acc_additive_penalties), "
-               "then apply_scaling_penalties (15a4398, read)"),
+               "then apply_scaling_penalties (15a4398, read and run)"),
       A(PENALTY_TOKENS) =
           SEEN("penaltylib: every penalizer is fed by cumulate_output_tokens only (15a4398, "
-               "read); with the default overlap scheduler the counts lag one step and take the "
-               "prompt's last token once, which no value names (harness/engines/PENALTIES.md)"),
+               "read and run); with the default overlap scheduler the counts lag one step and "
+               "take the prompt's last token once, which no value names "
+               "(harness/engines/PENALTIES.md)"),
       A(MIN_P_SCALE) =
           SEEN("python/sglang/srt/layers/sampler.py Sampler.forward: "
-               "logits.div_(temperatures), then the softmax and min-p (15a4398, read)"),
+               "logits.div_(temperatures), then the softmax and min-p (15a4398, read and run)"),
       A(MIN_P_ORDER) =
           SEEN("same, top_k_top_p_min_p_sampling_from_probs_torch: top-k and top-p on the full "
-               "sorted probs, then probs_sort < probs_sort[:, 0] * min_p (15a4398, read)"),
+               "sorted probs, then probs_sort < probs_sort[:, 0] * min_p (15a4398, read and run)"),
       A(MIN_P_BOUNDARY) =
           SEEN("same: probs_sort < min_p_thresholds removed; flashinfer's kernel keeps probs "
-               ">= pivot (15a4398, read)"),
+               ">= pivot (15a4398, read and run)"),
       A(PENALTY_RANGE) =
           SEEN("python/sglang/srt/sampling/sampling_params.py SamplingParams.verify: min_p "
                "in [0, 1], frequency and presence in [-2, 2], repetition in (0, 2] (15a4398, "
-               "read)"),
+               "read and run)"),
       A(PENALTY_OVERFLOW) =
           SEEN("penaltylib/repetition_penalty.py apply_scaling_penalties: logits * "
-               "penalty in float32, unchecked (15a4398, read)")},
+               "penalty in float32, unchecked (15a4398, read and run)")},
      "min_p,frequency_penalty,presence_penalty,repetition_penalty"},
     {"hf-transformers",
      "Hugging Face transformers generate() with do_sample (huggingface/transformers c49429e)",

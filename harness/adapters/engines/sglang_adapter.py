@@ -17,9 +17,19 @@ What is SGLang's, called here (paths under python/sglang/srt/):
                                               (the one used without CUDA/FlashInfer, and always
                                               under deterministic inference)
     layers/sampler.py sampling_from_probs_torch   the draw when no filter is on
+    sampling/penaltylib/ BatchedPenalizerOrchestrator with the four penalizers
+                                              SamplingBatchInfo.from_schedule_batch builds
+                                              (frequency, min_new_tokens, presence, repetition),
+                                              fed each output token by cumulate_output_tokens,
+                                              then accumulate_additive_penalties and
+                                              accumulate_scaling_penalties, and
+                                              repetition_penalty.py apply_scaling_penalties
 What is glue, mirroring layers/sampler.py Sampler.forward and sampling/sampling_batch_info.py:
 the per-request tensors (temperatures float32 of shape [1, 1], top_ps float32, top_ks int32,
-min_ps 0), the greedy branch (is_all_greedy: top_k <= 1 -> torch.argmax of the logits), the
+min_ps float32, need_min_p_sampling when min_p > 0), the penalties as
+SamplingBatchInfo.update_penalties and _apply_pre_grammar_logits_transforms apply them in the
+overlap mode (a zero buffer the additive penalizers subtract from, added to the logits, then the
+scaling penalties), before the greedy branch (is_all_greedy: top_k <= 1 -> torch.argmax of the logits), the
 "simple sampling case" branch (no top-p, top-k or min-p), `logits.div_(temperatures)` then
 torch.softmax (float32), and the returned logprobs: torch.log(probs) (after temperature, before the
 filters), or log_softmax of the logits with SGLANG_RETURN_ORIGINAL_LOGPROB; a greedy batch
@@ -30,7 +40,8 @@ filter answers the distribution the sampler draws from: the log_softmax (float32
 temperature-scaled logits over the tokens top_k_top_p_min_p_sampling_from_probs_torch keeps. That
 function returns only a token, so the kept set is read off the probabilities it hands to its
 draw: it is called with a sampling seed, and its module's multinomial_with_seed is replaced for
-that call by a function that records them (the function's own masking is untouched). Tokens whose
+that call by a function that records them (the function's own masking is untouched); with min-p,
+which it runs only without a seed, torch.multinomial is replaced the same way for that call. Tokens whose
 float32 probability underflowed to 0 are passed to it as the smallest float32 denormal, which
 changes no sum or comparison it makes, so that "removed by a filter" is told apart from "too
 improbable to be drawn". A greedy row is answered with torch.argmax's token alone (logprob 0).
@@ -38,6 +49,7 @@ improbable to be drawn". A greedy row is answered with torch.argmax's token alon
 
 import os
 import sys
+import types
 
 import torch
 
@@ -47,14 +59,31 @@ import engine_protocol as ep  # noqa: E402
 TINY = torch.finfo(torch.float32).tiny * torch.finfo(torch.float32).eps  # 2^-149
 
 
+class Request:
+    """A row's SamplingParams and the output ids its penalizers are fed (glue)."""
+
+    def __init__(self, sp, output_ids):
+        self.sp, self.output_ids = sp, output_ids
+
+
+class Batch:
+    """What the orchestrator reads of a ScheduleBatch: its requests and device (glue)."""
+
+    def __init__(self, reqs):
+        self.reqs, self.device = reqs, "cpu"
+
+
 class SGLangEngine(ep.Engine):
     name = "sglang"
     ops = ("validate", "filter", "sample")
+    sampling_options = ("min_p", "frequency_penalty", "presence_penalty", "repetition_penalty")
 
     def __init__(self):
         try:
-            sampling_params, sampler = ep.import_engine(
-                ["sglang.srt.sampling.sampling_params", "sglang.srt.layers.sampler"], "sglang",
+            sampling_params, sampler, penaltylib, repetition = ep.import_engine(
+                ["sglang.srt.sampling.sampling_params", "sglang.srt.layers.sampler",
+                 "sglang.srt.sampling.penaltylib",
+                 "sglang.srt.sampling.penaltylib.repetition_penalty"], "sglang",
                 "SIEVE_SGLANG_SRC", layouts=("python", ""))
         except Exception as e:
             self.unavailable = f"sglang is not importable: {type(e).__name__}: {e}"
@@ -68,17 +97,44 @@ class SGLangEngine(ep.Engine):
         self.SamplingParams = sampling_params.SamplingParams
         self.TOP_K_ALL = sampling_params.TOP_K_ALL
         self.sampler = sampler
+        self.penaltylib = penaltylib
+        self.apply_scaling_penalties = repetition.apply_scaling_penalties
 
     # -- parameters
 
     def normalize(self, params):
         given = {k: getattr(params, k) for k in ep.PARAM_FIELDS if k in params.given}
-        sp = self.SamplingParams(**given)
+        sp = self.SamplingParams(**given, **params.options)
         sp.verify(vocab_size=2**31 - 1)  # the vocabulary matters only for logit_bias
-        return sp
+        return Request(sp, params.output_ids)
 
-    def public_params(self, sp):
-        return {"temperature": sp.temperature, "top_p": sp.top_p, "top_k": sp.top_k}
+    def public_params(self, req):
+        """SamplingParams after normalization, in the protocol's terms: TOP_K_ALL, SGLang's 'no
+        top-k' (1 << 30), as the protocol's -1."""
+        sp = req.sp
+        top_k = -1 if sp.top_k == self.TOP_K_ALL else sp.top_k
+        return {"temperature": sp.temperature, "top_p": sp.top_p, "top_k": top_k}
+
+    def penalized(self, logits, req):
+        """The penalizers of a batch of one, fed the output tokens one step at a time (the
+        scheduler's cumulate_output_tokens), applied as in the overlap mode."""
+        lib, vocab = self.penaltylib, logits.shape[-1]
+        batch = Batch([types.SimpleNamespace(sampling_params=req.sp)])  # kept alive: a weakref
+        orchestrator = lib.BatchedPenalizerOrchestrator(
+            vocab_size=vocab, batch=batch,
+            penalizers={lib.BatchedFrequencyPenalizer, lib.BatchedMinNewTokensPenalizer,
+                        lib.BatchedPresencePenalizer, lib.BatchedRepetitionPenalizer})
+        if not orchestrator.is_required:
+            return logits
+        for token in req.output_ids:
+            orchestrator.cumulate_output_tokens(torch.tensor([token], dtype=torch.int64))
+        additive = torch.zeros((1, vocab), dtype=torch.float32)
+        orchestrator.accumulate_additive_penalties(additive)
+        scaling = orchestrator.accumulate_scaling_penalties()
+        logits.add_(additive)
+        if scaling is not None:
+            self.apply_scaling_penalties(logits, scaling)
+        return logits
 
     def batch_tensors(self, sp):
         """SamplingBatchInfo.from_schedule_batch for a batch of one."""
@@ -102,6 +158,8 @@ class SGLangEngine(ep.Engine):
 
     def kept_by_engine(self, probs, top_ks, top_ps, min_ps):
         """The tokens top_k_top_p_min_p_sampling_from_probs_torch keeps (a bool mask by id)."""
+        if float(min_ps[0]) > 0:
+            return self.kept_with_min_p(probs, top_ks, top_ps, min_ps)
         seen = {}
 
         def record(logprobs, seed, positions):
@@ -122,8 +180,30 @@ class SGLangEngine(ep.Engine):
         kept[order.long()] = torch.isfinite(seen["logprobs"][0])
         return kept
 
-    def filter_row(self, logits, sp):
-        logits = logits.view(1, -1).to(torch.float32).clone()
+    def kept_with_min_p(self, probs, top_ks, top_ps, min_ps):
+        """The same with min-p, which the function runs only without a sampling seed: its
+        torch.multinomial records the masked, sorted probabilities for that call."""
+        seen = {}
+
+        def record(probs_sort, num_samples):
+            seen["probs"] = probs_sort.clone()
+            return torch.zeros((probs_sort.shape[0], 1), dtype=torch.int64)
+
+        saved = torch.multinomial
+        torch.multinomial = record
+        try:
+            self.sampler.top_k_top_p_min_p_sampling_from_probs_torch(
+                probs, top_ks, top_ps, min_ps, True, None, None)
+        finally:
+            torch.multinomial = saved
+        order = torch.sort(probs, dim=-1, descending=True).indices[0]
+        kept = torch.zeros(probs.shape[-1], dtype=torch.bool)
+        kept[order] = seen["probs"][0] > 0
+        return kept
+
+    def filter_row(self, logits, req):
+        sp = req.sp
+        logits = self.penalized(logits.view(1, -1).to(torch.float32).clone(), req)
         vocab = logits.shape[-1]
         if self.is_greedy(sp):
             out = torch.full((vocab,), -float("inf"), dtype=torch.float32)
@@ -139,8 +219,9 @@ class SGLangEngine(ep.Engine):
         masked = scaled[0].masked_fill(~kept, -float("inf"))
         return torch.log_softmax(masked, dim=-1).tolist()
 
-    def sample_row(self, logits, sp, seed, n_top):
-        logits = logits.view(1, -1).to(torch.float32).clone()
+    def sample_row(self, logits, req, seed, n_top):
+        sp = req.sp
+        logits = self.penalized(logits.view(1, -1).to(torch.float32).clone(), req)
         original = bool(getattr(self.sampler, "SGLANG_RETURN_ORIGINAL_LOGPROB", False))
         if self.is_greedy(sp):
             token = torch.argmax(logits, -1)
@@ -154,7 +235,7 @@ class SGLangEngine(ep.Engine):
                 token = self.sampler.sampling_from_probs_torch(probs)
             else:
                 token = self.sampler.top_k_top_p_min_p_sampling_from_probs_torch(
-                    probs, top_ks, top_ps, min_ps, False, None, None)
+                    probs, top_ks, top_ps, min_ps, sp.min_p > 0, None, None)
             logprobs = original_logprobs if original else torch.log(probs)
         token = int(token.view(-1)[0])
         row = logprobs[0]
