@@ -491,14 +491,25 @@ static int fits_differ(const differ *d, int a) {
   return x->value >= 0 && y->value >= 0 && x->value != y->value;
 }
 
+/* The fitted rule, then the misreadings the fit added to it (sieve run's "explained by the
+ * misreading"), "deepinfer + the misreading [repetition-divides-negative]". */
+static void rule_with_misreadings(const fit_result *fit, char *out, size_t len) {
+  fit_rule_text(fit, out, len);
+  if (fit->misreadings[0]) {
+    size_t at = strlen(out);
+    snprintf(out + at, len - at, " + the misreading%s [%s]",
+             strchr(fit->misreadings, ',') ? "s" : "", fit->misreadings);
+  }
+}
+
 /* The rule each side's answers follow, as sieve run fits it over these cases, and the axes
  * on which the two fits determine different values. */
 static void print_fits(const differ *d, const char *a, const char *b, int markdown) {
   char ra[600], rb[600];
   if (!d->a.fitted.fit.made || !d->b.fitted.fit.made)
     return;
-  fit_rule_text(&d->a.fitted.fit, ra, sizeof ra);
-  fit_rule_text(&d->b.fitted.fit, rb, sizeof rb);
+  rule_with_misreadings(&d->a.fitted.fit, ra, sizeof ra);
+  rule_with_misreadings(&d->b.fitted.fit, rb, sizeof rb);
   printf(markdown ? "\nThe rules their answers follow (the fit of `sieve run` over these cases): "
                     "`%s` follows `%s`; `%s` follows `%s`.\n"
                   : "the rules their answers follow (the fit of sieve run over these cases):\n"
@@ -544,6 +555,11 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
     printf("%scrashes, hangs or garbage (each time restarted): %s %zu, %s %zu\n",
            markdown ? "\n" : "", a, d->a.crashes, b, d->b.crashes);
   print_fits(d, a, b, markdown);
+  if (d->n)
+    printf(markdown ? "\nThe cases that differ, by the axis each case is about (its cause may be "
+                      "another: the fit above names where the rules differ).\n"
+                    : "the cases that differ, by the axis each case is about (its cause may be "
+                      "another: the fit above names where the rules differ):\n");
   for (size_t k = 0; k < d->n; k++) {
     const char *axis = d->found[k].axis;
     size_t n = 0;
@@ -552,9 +568,9 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
     for (size_t i = 0; i < d->n; i++)
       n += strcmp(d->found[i].axis, axis) == 0;
     if (markdown)
-      printf("\n### %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", axis, n, a, b);
+      printf("\n### Cases about %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", axis, n, a, b);
     else
-      printf("\n%s (%zu case%s)\n", axis, n, n == 1 ? "" : "s");
+      printf("\ncases about %s (%zu)\n", axis, n);
     for (size_t i = 0; i < d->n; i++)
       if (strcmp(d->found[i].axis, axis) == 0)
         printf(markdown ? "| `%s` (%s) | %s | %s |\n" : "  %s (%s): %s | %s\n", d->found[i].id,

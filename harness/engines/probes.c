@@ -1039,16 +1039,24 @@ static mask probe_penalty_range(prober *pr) {
 }
 
 /* Repetition 2 on token 1 of (1, -3e38, 0.5): -6e38 is past float32's range, an error, or -inf
- * and the token goes. */
+ * and the token goes. First, repetition 2 on token 1 of (1, -1, -1.5) under top_k 2 keeps {0, 2}
+ * only where the penalty multiplies a negative logit (-2): one that divides it (-0.5) keeps
+ * {0, 1}, never overflows, and shows no choice here. */
 static mask probe_penalty_overflow(prober *pr) {
   if (!offered(pr, SIEVE_AXIS_PENALTY_OVERFLOW, "repetition_penalty"))
     return ALL(PENALTY_OVERFLOW);
+  row_answer sign = pr_filter_row_ids(pr, "[1,-1,-1.5]", "{\"top_k\":2,\"repetition_penalty\":2}",
+                                      "\"output_ids\":[1]");
   row_answer r =
       pr_filter_row_ids(pr, "[1,-3e38,0.5]", "{\"repetition_penalty\":2}", "\"output_ids\":[1]");
-  char a[64];
-  pr_note(pr, SIEVE_AXIS_PENALTY_OVERFLOW, "repetition 2 on token 1 of (1, -3e38, 0.5) %s %s",
+  char a[64], b[64];
+  const int multiplies = sign.answered && !sign.error && sign.set == 0x5;
+  pr_note(pr, SIEVE_AXIS_PENALTY_OVERFLOW,
+          "repetition 2 on token 1 of (1, -1, -1.5), top_k 2, keeps %s%s; of (1, -3e38, 0.5) %s %s",
+          pr_describe(&sign, b, sizeof b),
+          multiplies ? "" : " (the penalty does not multiply a negative logit: no overflow shows)",
           r.error ? "is" : "keeps", pr_describe(&r, a, sizeof a));
-  if (!r.answered)
+  if (!r.answered || !multiplies)
     return ALL(PENALTY_OVERFLOW);
   if (r.error)
     return strcmp(r.field, "logits") == 0 ? ONE(PENALTY_OVERFLOW, ERROR) : 0;

@@ -541,11 +541,16 @@ static int dispatch(op_context *ctx) {
         return req_fail(ctx->err, SIEVE_KIND_OP, "op", "op \"%s\" is not implemented by %s",
                         ops[i].name, ctx->impl->name);
       const char *missing = req_option_missing(ctx->req, backend_options(ctx->backend));
-      if (missing)
+      if (missing && ctx->impl)
         return req_fail(ctx->err, SIEVE_KIND_PARAMS, missing,
                         "%s is not taken by %s: its sampling_options do not list it "
                         "(harness/protocol/sieve_impl.h)",
-                        missing, ctx->impl ? ctx->impl->name : ctx->profile);
+                        missing, ctx->impl->name);
+      if (missing)
+        return req_fail(ctx->err, SIEVE_KIND_PARAMS, missing,
+                        "%s is not taken by profile %s (sieve profiles lists what each takes: "
+                        "the options its engine offers whose every axis its code was read for)",
+                        missing, ctx->profile);
       return ops[i].handler(ctx);
     }
   return req_fail(ctx->err, SIEVE_KIND_OP, "op", "unsupported op \"%s\"", op->valuestring);
