@@ -1029,8 +1029,7 @@ const engine_profile profiles[] = {
     {"flashinfer-top-k-first",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=top_k_first "
      "(flashinfer-ai/flashinfer)",
-     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
-      .rank_key = SIEVE_RANK_KEY_LOGIT,
+     {.rank_key = SIEVE_RANK_KEY_LOGIT,
       .topp_scope = SIEVE_TOPP_SCOPE_AFTER_TOPK,
       .boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_ALL,
@@ -1082,16 +1081,15 @@ const engine_profile profiles[] = {
           UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
                       "another entry point)"),
       A(PENALTY_RANGE) =
-          SEEN("flashinfer/sampling.py min_p_sampling_from_probs: min_p unchecked "
-               "(fb28d72, read; no penalty)"),
+          UNCONFIRMED("top_k_top_p_sampling_from_logits takes no min-p or penalty "
+                      "(min_p_sampling_from_probs, another entry point, checks no min_p)"),
       A(PENALTY_OVERFLOW) =
           UNCONFIRMED("a kernel library with no penalty")},
      ""},
     {"flashinfer-joint",
      "FlashInfer top_k_top_p_sampling_from_logits, filter_apply_order=joint "
      "(flashinfer-ai/flashinfer)",
-     {.penalty_range = SIEVE_PENALTY_RANGE_UNCHECKED,
-      .boundary = SIEVE_BOUNDARY_GE,
+     {.boundary = SIEVE_BOUNDARY_GE,
       .topp_ties = SIEVE_TOPP_TIES_ALL,
       .topk_ties = SIEVE_TOPK_TIES_KEEP_ALL,
       .topp_one = SIEVE_TOPP_ONE_FLOAT32_TAIL,
@@ -1137,8 +1135,8 @@ const engine_profile profiles[] = {
           UNCONFIRMED("top_k_top_p_sampling_from_logits has no min-p (min_p_sampling_from_probs is "
                       "another entry point)"),
       A(PENALTY_RANGE) =
-          SEEN("flashinfer/sampling.py min_p_sampling_from_probs: min_p unchecked "
-               "(fb28d72, read; no penalty)"),
+          UNCONFIRMED("top_k_top_p_sampling_from_logits takes no min-p or penalty "
+                      "(min_p_sampling_from_probs, another entry point, checks no min_p)"),
       A(PENALTY_OVERFLOW) =
           UNCONFIRMED("a kernel library with no penalty")},
      ""},
