@@ -257,14 +257,20 @@ Test(serve, hello_declares_the_sampling_options_of_the_profile_whatever_the_rule
   }
 }
 
-Test(serve, a_profile_refuses_a_sampling_option_it_does_not_take_naming_the_field) {
+Test(serve, a_profile_refuses_a_sampling_option_it_does_not_take_in_the_row_naming_it) {
   const char *input = "{\"op\":\"filter\",\"rows\":[{\"logits\":[3,2,1,0],"
                       "\"params\":{\"presence_penalty\":1,\"penalty_last_n\":2},"
-                      "\"output_ids\":[0]}]}\n";
+                      "\"output_ids\":[0]},{\"logits\":[3,2,1,0]}]}\n"
+                      "{\"op\":\"validate\",\"params\":{\"penalty_last_n\":2}}\n";
   served s = serve_profile(input, "vllm", NULL);
-  cr_assert_eq(s.n_lines, 1);
-  expect_error(s.lines[0], "invalid_params", "penalty_last_n");
-  cr_expect(strstr(cJSON_GetObjectItem(at(s.lines[0], "error"), "message")->valuestring, "vllm"));
+  cr_assert_eq(s.n_lines, 2);
+  const cJSON *rows = at(s.lines[0], "rows");
+  expect_error(cJSON_GetArrayItem(rows, 0), "invalid_params", "penalty_last_n");
+  const char *message =
+      cJSON_GetObjectItem(at(cJSON_GetArrayItem(rows, 0), "error"), "message")->valuestring;
+  cr_expect(strstr(message, "rows[0]") && strstr(message, "vllm"), "%s", message);
+  cr_expect(cJSON_IsArray(at(cJSON_GetArrayItem(rows, 1), "logprobs")), "the other row answers");
+  expect_error(s.lines[1], "invalid_params", "penalty_last_n");
   served_free(&s);
 }
 
@@ -291,7 +297,7 @@ Test(serve, a_library_is_asked_only_the_sampling_options_its_table_lists) {
   cr_expect_str_eq(cJSON_GetArrayItem(options, 0)->valuestring, "min_p");
   const cJSON *lp = at(cJSON_GetArrayItem(at(s.lines[1], "rows"), 0), "logprobs");
   cr_expect(cJSON_IsArray(lp) && cJSON_IsNull(cJSON_GetArrayItem(lp, 2)), "min_p 0.3 removes 2");
-  expect_error(s.lines[2], "invalid_params", "presence_penalty");
+  expect_error(cJSON_GetArrayItem(at(s.lines[2], "rows"), 0), "invalid_params", "presence_penalty");
   served_free(&s);
 }
 

@@ -283,9 +283,17 @@ def answer(request: dict) -> dict:
         def validated():
             params = request.get("params", {})
             t, k, p = sampler_params(*request_params(params))
-            sampler_options(request_options(params, {}))
-            return {"params": {"temperature": protocol_number(float(t)),
-                               "top_p": protocol_number(float(p)), "top_k": k}}
+            given = request_options(params, {})
+            options = sampler_options(given)
+            normalized = {"temperature": protocol_number(float(t)),
+                          "top_p": protocol_number(float(p)), "top_k": k}
+            # As sieve serve answers: min_p where it is on, the four penalties where one is named.
+            penalties = [name for name in SAMPLING_OPTIONS if name != "min_p"]
+            shown = (["min_p"] if options.get("min_p") else []) + \
+                (penalties if any(name in given for name in penalties) else [])
+            normalized.update({name: options[name] if name == "penalty_last_n"
+                               else protocol_number(float(options[name])) for name in shown})
+            return {"params": normalized}
         return answered(validated)
     if op == "filter":
         engine = request.get("engine", {})

@@ -228,7 +228,7 @@ unsigned req_options_of_text(const char *names, char *unknown, size_t len) {
   return out;
 }
 
-static const char *params_missing(const cJSON *params, unsigned offered) {
+const char *req_params_option_missing(const cJSON *params, unsigned offered) {
   for (int i = 0; cJSON_IsObject(params) && i < REQ_OPTION_COUNT; i++)
     if (!(offered & 1u << i) && req_get(params, option_names[i]))
       return option_names[i];
@@ -239,11 +239,11 @@ const char *req_option_missing(const cJSON *request, unsigned offered) {
   const cJSON *holders[] = {request, req_get(request, "target"), req_get(request, "draft")};
   const char *missing = NULL;
   for (size_t i = 0; i < 3 && !missing; i++)
-    missing = params_missing(req_get(holders[i], "params"), offered);
+    missing = req_params_option_missing(req_get(holders[i], "params"), offered);
   const cJSON *rows = req_get(request, "rows");
   for (const cJSON *row = cJSON_IsArray(rows) ? rows->child : NULL; row && !missing;
        row = row->next)
-    missing = params_missing(req_get(row, "params"), offered);
+    missing = req_params_option_missing(req_get(row, "params"), offered);
   return missing;
 }
 

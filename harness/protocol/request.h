@@ -66,8 +66,9 @@ enum { REQ_SAMPLING_OPTIONS(REQ_OPTION_BIT) REQ_OPTION_COUNT };
 unsigned req_options_of_list(const cJSON *names);
 unsigned req_options_of_text(const char *names, char *unknown, size_t len);
 /* The first sampling option a request's params name (its own, its rows', its target's and its
- * draft's) that `offered` lacks, or NULL. */
+ * draft's) that `offered` lacks, or NULL; req_params_option_missing looks at one params object. */
 const char *req_option_missing(const cJSON *request, unsigned offered);
+const char *req_params_option_missing(const cJSON *params, unsigned offered);
 
 /* The penalties of a request: the parameters its params name and the token ids a row carries
  * (malloc'd; req_penalties_free releases them). Zero-initialize one before use. */

@@ -197,6 +197,24 @@ fail:
 }
 
 /* Runs `each` over request.rows; a row's error becomes that row's answer. */
+/* An error naming the first sampling option `params` names that the implementation or profile
+ * does not take (a row's own error in a filter or sample request); 0 when there is none. */
+static int refuse_untaken(const op_context *ctx, const cJSON *params, const char *path,
+                          req_error *e) {
+  const char *missing = req_params_option_missing(params, backend_options(ctx->backend));
+  if (!missing)
+    return 0;
+  if (ctx->impl)
+    return req_fail(e, SIEVE_KIND_PARAMS, missing,
+                    "%s: %s is not taken by %s: its sampling_options do not list it "
+                    "(harness/protocol/sieve_impl.h)",
+                    path, missing, ctx->impl->name);
+  return req_fail(e, SIEVE_KIND_PARAMS, missing,
+                  "%s: %s is not taken by profile %s (sieve profiles lists what each takes: "
+                  "the options its engine offers whose every axis its code was read for)",
+                  path, missing, ctx->profile);
+}
+
 static int for_each_row(op_context *ctx, const sieve_engine *engine,
                         int (*each)(const cJSON *, const char *, const sieve_engine *, const void *,
                                     jbuf *, req_error *),
@@ -212,7 +230,8 @@ static int for_each_row(op_context *ctx, const sieve_engine *engine,
     if (i)
       jbuf_char(ctx->out, ',');
     req_error row_err;
-    if (each(row, path, engine, extra, ctx->out, &row_err) != 0)
+    if (refuse_untaken(ctx, req_get(row, "params"), path, &row_err) != 0 ||
+        each(row, path, engine, extra, ctx->out, &row_err) != 0)
       write_error(ctx->out, &row_err);
   }
   jbuf_raw(ctx->out, "]}");
@@ -540,17 +559,12 @@ static int dispatch(op_context *ctx) {
       if (!backend_supports(ctx->impl, ops[i].name))
         return req_fail(ctx->err, SIEVE_KIND_OP, "op", "op \"%s\" is not implemented by %s",
                         ops[i].name, ctx->impl->name);
-      const char *missing = req_option_missing(ctx->req, backend_options(ctx->backend));
-      if (missing && ctx->impl)
-        return req_fail(ctx->err, SIEVE_KIND_PARAMS, missing,
-                        "%s is not taken by %s: its sampling_options do not list it "
-                        "(harness/protocol/sieve_impl.h)",
-                        missing, ctx->impl->name);
-      if (missing)
-        return req_fail(ctx->err, SIEVE_KIND_PARAMS, missing,
-                        "%s is not taken by profile %s (sieve profiles lists what each takes: "
-                        "the options its engine offers whose every axis its code was read for)",
-                        missing, ctx->profile);
+      if (refuse_untaken(ctx, req_get(ctx->req, "params"), "params", ctx->err) != 0 ||
+          refuse_untaken(ctx, req_get(req_get(ctx->req, "target"), "params"), "target.params",
+                         ctx->err) != 0 ||
+          refuse_untaken(ctx, req_get(req_get(ctx->req, "draft"), "params"), "draft.params",
+                         ctx->err) != 0)
+        return -1;
       return ops[i].handler(ctx);
     }
   return req_fail(ctx->err, SIEVE_KIND_OP, "op", "unsupported op \"%s\"", op->valuestring);

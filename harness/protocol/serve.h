@@ -16,7 +16,7 @@
 /*
  * Answers one request per line of `in` on `out` until EOF or {"op":"bye"}, under `rule` (NULL:
  * DeepInfer's), whose name hello gives as its "profile", taking the sampling `options`
- * (request.h's bits; hello lists them, and a request naming another is refused). Returns 0, or
+ * (request.h's bits; hello lists them, and a row or request naming another is refused). Returns 0, or
  * 1 when writing to `out` failed.
  */
 struct sieve_rule;

@@ -47,6 +47,10 @@ void report_diagnosis_json(jbuf *b, const fit_result *f) {
     json_list(b, x->deciding, ",");
     jbuf_key(b, "from_hello", 1);
     jbuf_raw(b, x->from_hello ? "true" : "false");
+    if (x->masked[0]) {
+      jbuf_key(b, "hidden_in", 1);
+      json_list(b, x->masked, ",");
+    }
     if (x->alternative[0]) {
       jbuf_key(b, "or_reading", 1);
       jbuf_str(b, x->alternative);

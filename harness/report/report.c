@@ -162,8 +162,10 @@ static void diagnosis_axes(const fit_result *f, FILE *out, int markdown) {
                      : x->n_deciding && x->value >= 0 ? "decided by "
                      : x->split ? "each value fails a case another explains, as these show: "
                      : x->n_deciding                  ? "rule out the other values: "
-                                                      : "no case separates its values";
-    const char *cases = x->unfit ? x->unfit_cases : x->deciding;
+                     : x->masked[0] ? "the rest of this fit hides it in the cases that separate "
+                                      "its values at DeepInfer's other choices: "
+                                    : "no case run separates its values";
+    const char *cases = x->unfit ? x->unfit_cases : x->n_deciding ? x->deciding : x->masked;
     if (markdown)
       fprintf(out, "| `%s` | %s | %s%s |\n", sieve_axis_name(a), value,
               x->n_deciding && !x->unfit && x->value >= 0 ? "" : by, cases);

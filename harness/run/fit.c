@@ -657,9 +657,9 @@ static int explains(fitter *f, size_t i, const sieve_rule *rule) {
 }
 
 /* Cases the search weighs: all of them, or only those of small rows while `all` is 0. Never one
- * whose logits DeepInfer rejects and the implementation answers: any engine that checks no
- * logit answers it, whatever its rule (most do), so it tells no axis value from another. A case
- * about penalty_overflow is the exception: there the answer is the other value's. */
+ * whose logits DeepInfer rejects and the implementation answers, unless another value of an axis
+ * the case is about answers it (penalty_overflow's minus_inf): any engine that checks no logit
+ * answers it, whatever its rule (most do), so it tells no axis value from another. */
 static int weighed(const fitter *f, size_t i) {
   return !f->cases[i].unchecked && !f->cases[i].refused && (f->all || !f->cases[i].large);
 }
@@ -1119,6 +1119,19 @@ static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a)
   }
 }
 
+/* The first weighed cases that record a reading of axis `a`'s values, or fingerprint probes that
+ * ask it (they separate its values at DeepInfer's other values), for an axis no case decides:
+ * the rest of the fit hides it there. */
+static void find_masked(const fitter *f, fit_axis *x, int a) {
+  char key[64];
+  snprintf(key, sizeof key, ",%s=", sieve_axis_name(a));
+  for (size_t i = 0, n = 0; x->n_deciding == 0 && i < f->n && n < 2; i++)
+    if (weighed(f, i) && ((f->cases[i].result->probed_axes >> a & 1) ||
+                          (f->cases[i].rules && strstr(f->cases[i].rules, key))) &&
+        ++n)
+      append(x->masked, sizeof x->masked, ",", f->cases[i].result->id);
+}
+
 /* Each axis over the small cases, and over all where they leave it open. */
 static int describe_axes(fitter *f, fit_result *fit) {
   uint32_t *reads = malloc((f->n + 1) * sizeof *reads); /* the axes each case's answer read */
@@ -1144,6 +1157,8 @@ static int describe_axes(fitter *f, fit_result *fit) {
     x->candidates = prefer_specific_order(a, x->candidates);
     if (x->candidates != (1u << x->value))
       x->value = -1;
+    if (x->value < 0 && (f->searched >> a & 1))
+      find_masked(f, x, a);
   }
   f->all = 1;
   free(reads);
@@ -1720,6 +1735,22 @@ static int expects_kind(const cJSON *fixture, const char *kind) {
 
 static int rejects_logits(const cJSON *fixture) { return expects_kind(fixture, "invalid_logits"); }
 
+/* Whether another value of an axis the case is about answers it where DeepInfer's rejects it: the
+ * case then tells that value from the others, and is weighed. */
+static int answered_at_another_value(fitter *f, const fit_case *fc) {
+  const uint32_t about = declared_axes(fc);
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    for (int v = 1; (about >> a & 1) && v < sieve_axis_values(a); v++) {
+      sieve_rule rule = SIEVE_RULE_DEEPINFER;
+      if (sieve_rule_set(&rule, a, v) != 0)
+        continue;
+      answer_under(f, fc, &rule);
+      if (!f->buf.failed && !strstr(f->buf.data, "\"error\""))
+        return 1;
+    }
+  return 0;
+}
+
 /* The readings a failure rules out, ",a,b,": those it separates whose recorded answer is not its
  * own (NULL when out of memory). */
 static char *contradicted(const case_result *r, int precision) {
@@ -1772,7 +1803,7 @@ static int load_cases(fitter *f, run_report *report) {
       continue;
     fc->large = sieve_recipe_size(fc->request) >= FIT_LARGE_ROWS;
     fc->unchecked = rejects_logits(r->fixture) && !strstr(r->answer, "\"error\"") &&
-                    !(declared_axes(fc) >> SIEVE_AXIS_PENALTY_OVERFLOW & 1);
+                    !answered_at_another_value(f, fc);
     fc->refused =
         strstr(r->answer, "\"invalid_request\"") && !expects_kind(r->fixture, "invalid_request");
     /* DeepInfer's answer is the one the first pass judged (its fast path says which axes the

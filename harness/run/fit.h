@@ -40,6 +40,8 @@ typedef struct fit_axis {
   char deciding[200];    /* at most FIT_DECIDING, and their ids, comma-separated */
   int split;             /* one of them is lost at a value that explains as many: each value */
                          /* leaves a case another explains */
+  char masked[200];      /* none decides it, and these weighed cases separate its values under */
+                         /* DeepInfer's other values: the rest of the fit hides them */
   uint32_t probed;       /* bit v: the fit with this axis at v explains every case whose */
 } fit_axis;              /* probed_axes name it (the fingerprint's joint reading) */
 

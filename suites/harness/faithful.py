@@ -1,7 +1,8 @@
 """Faithful implementations pass: the oracle (in process, as a profile, and as a child through
 exec:), the C adapter and the faithful port (lib:, in float64 and built in float32) and the
-Python template pass every suite, both passes, at the precision each declares or is given; and
-every report says which precision it used and where it came from.
+Python template pass every suite, both passes, at the precision each declares or is given; sieve
+diff finds the template's answers the oracle's, its validate echo included; and every report
+says which precision it used and where it came from.
 
 Under the sanitizers, the large-vocab and statistical suites, most of a run's time, are asked
 only of the runs with sanitized code of their own to put through them: sieve serve and the port
@@ -10,6 +11,8 @@ ports' lib: children do, and the oracle that sieve serve runs; the C adapter for
 oracle through the lib: path of the ports; the Python template is not sanitized, and the runner's
 side of it (exec:, rows written out as arrays, float64 bounds) is that of the serve run. These
 three pass the other suites there, and every suite in the plain build."""
+
+import json
 
 from sieve_cli import FAKES, fixture_suites
 
@@ -41,6 +44,18 @@ def every_suite_passes(ctx):
                   status == 0 and not bad, f"exit {status}, not passing: {bad[:5]} {err[-300:]}")
 
 
+def template_answers_as_the_oracle(ctx):
+    """The Python template gives the oracle's answers, its validate echo included (min_p where it
+    is on, the penalties where one is named), so sieve diff finds no difference to explain."""
+    p = ctx.cmd("diff", "profile:deepinfer", f"exec:{ctx.python} {ctx.py_adapter}", "--no-fit",
+                "--suite", "params,penalties", "--format", "json")
+    got = json.loads(p.stdout) if p.stdout.startswith("{") else {}
+    ctx.check("sieve diff of DeepInfer's profile and the Python template finds every answer the "
+              "same, validate's included",
+              got.get("compared", 0) > 100 and got.get("differ") == 0
+              and got.get("both_accepted") == 0, f"{p.stdout[:300]} {p.stderr[-300:]}")
+
+
 def reports_name_their_precision(ctx):
     """Every report says the precision in use and where it came from; a hello that declares an
     unknown one is a harness error naming it."""
@@ -65,4 +80,5 @@ def reports_name_their_precision(ctx):
 
 def checks(ctx):
     every_suite_passes(ctx)
+    template_answers_as_the_oracle(ctx)
     reports_name_their_precision(ctx)

@@ -19,8 +19,8 @@ An adapter subclasses `Engine` and implements what the engine does:
     sample_row(logits, state, rng_seed, n_top) -> (token, logprob, [(id, logprob), ...])
 
 and sets `name`, `version`, `ops` (a subset of "validate", "filter", "sample"), the
-`sampling_options` it applies (hello lists them; a request naming another is an invalid_params
-error naming it, as the protocol says), or `unavailable` when the engine cannot be imported (then
+`sampling_options` it applies (hello lists them; a row or validate request naming another gets an
+invalid_params error naming it, as the protocol says), or `unavailable` when the engine cannot be imported (then
 hello offers no op and every other op is unsupported).
 
 The glue adds no sampling logic. It does not reject NaN, +inf, empty rows or rows without a
