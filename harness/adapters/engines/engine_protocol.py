@@ -157,6 +157,15 @@ class Params:
         return f"Params(temperature={self.temperature!r}, top_p={self.top_p!r}, top_k={self.top_k!r})"
 
 
+class Normalized:
+    """What normalize returns for an engine whose sampler needs the row's token ids too: the
+    engine's own normalized parameters (`sp`, its SamplingParams) and the row's Params (`row`,
+    whose output_ids and prompt_ids its penalties count)."""
+
+    def __init__(self, sp, row):
+        self.sp, self.row = sp, row
+
+
 def parse_params(obj, path, options=(), engine_name="the engine"):
     """The row's parameters; a sampling option the engine does not take (`options`) is an
     invalid_params error naming it."""

@@ -59,13 +59,6 @@ import engine_protocol as ep  # noqa: E402
 TINY = torch.finfo(torch.float32).tiny * torch.finfo(torch.float32).eps  # 2^-149
 
 
-class Request:
-    """A row's SamplingParams and the output ids its penalizers are fed (glue)."""
-
-    def __init__(self, sp, output_ids):
-        self.sp, self.output_ids = sp, output_ids
-
-
 class Batch:
     """What the orchestrator reads of a ScheduleBatch: its requests and device (glue)."""
 
@@ -106,7 +99,7 @@ class SGLangEngine(ep.Engine):
         given = {k: getattr(params, k) for k in ep.PARAM_FIELDS if k in params.given}
         sp = self.SamplingParams(**given, **params.options)
         sp.verify(vocab_size=2**31 - 1)  # the vocabulary matters only for logit_bias
-        return Request(sp, params.output_ids)
+        return ep.Normalized(sp, params)
 
     def public_params(self, req):
         """SamplingParams after normalization, in the protocol's terms: TOP_K_ALL, SGLang's 'no
@@ -126,7 +119,7 @@ class SGLangEngine(ep.Engine):
                         lib.BatchedPresencePenalizer, lib.BatchedRepetitionPenalizer})
         if not orchestrator.is_required:
             return logits
-        for token in req.output_ids:
+        for token in req.row.output_ids:
             orchestrator.cumulate_output_tokens(torch.tensor([token], dtype=torch.int64))
         additive = torch.zeros((1, vocab), dtype=torch.float32)
         orchestrator.accumulate_additive_penalties(additive)

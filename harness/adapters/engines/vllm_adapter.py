@@ -52,13 +52,6 @@ import engine_protocol as ep  # noqa: E402
 LOGPROBS_MODES = ("raw_logprobs", "raw_logits", "processed_logprobs", "processed_logits")
 
 
-class Request:
-    """A row's SamplingParams and the token ids its penalties count (glue)."""
-
-    def __init__(self, sp, output_ids, prompt_ids):
-        self.sp, self.output_ids, self.prompt_ids = sp, output_ids, prompt_ids
-
-
 class VLLMEngine(ep.Engine):
     name = "vllm"
     ops = ("validate", "filter", "sample")
@@ -94,8 +87,7 @@ class VLLMEngine(ep.Engine):
 
     def normalize(self, params):
         given = {k: getattr(params, k) for k in ep.PARAM_FIELDS if k in params.given}
-        return Request(self.SamplingParams(**given, **params.options), params.output_ids,
-                       params.prompt_ids)
+        return ep.Normalized(self.SamplingParams(**given, **params.options), params)
 
     def public_params(self, req):
         """SamplingParams after normalization, in the protocol's terms: a greedy request as the
@@ -115,10 +107,10 @@ class VLLMEngine(ep.Engine):
                 sp.repetition_penalty == 1.0:
             return logits
         one = lambda x: torch.tensor([x], dtype=torch.float32)  # noqa: E731
-        prompt = torch.tensor([list(req.prompt_ids)], dtype=torch.int64).view(1, -1)
+        prompt = torch.tensor([list(req.row.prompt_ids)], dtype=torch.int64).view(1, -1)
         return self.apply_all_penalties(logits, prompt, one(sp.presence_penalty),
                                         one(sp.frequency_penalty), one(sp.repetition_penalty),
-                                        [list(req.output_ids)])
+                                        [list(req.row.output_ids)])
 
     def min_p(self, logits, sp):
         """MinPLogitsProcessor for a batch of one: the request added at index 0, then apply."""
