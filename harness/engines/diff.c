@@ -30,6 +30,7 @@
 #include "protocol/jbuf.h"
 #include "protocol/request.h"
 #include "protocol/serve.h"
+#include "report/render.h"
 #include "run/check.h"
 #include "run/fixture.h"
 #include "run/runner.h"
@@ -491,21 +492,28 @@ static int fits_differ(const differ *d, int a) {
   return x->value >= 0 && y->value >= 0 && x->value != y->value;
 }
 
-/* The fitted rule, then the misreadings the fit added to it (sieve run's "explained by the
- * misreading"), "deepinfer + the misreading [repetition-divides-negative]". */
+/* The fitted rule, the misreadings the fit added to it (sieve run's "explained by the
+ * misreading"), then the axes it leaves open or no value fits, as sieve run says them:
+ * "deepinfer + the misreading [topk-off-by-one]; no value fits: penalty_tokens". */
 static void rule_with_misreadings(const fit_result *fit, char *out, size_t len) {
+  char whole[900];
+  report_rule_text(fit, whole, sizeof whole);
   fit_rule_text(fit, out, len);
+  const size_t rule_len = strlen(out);
   if (fit->misreadings[0]) {
     size_t at = strlen(out);
     snprintf(out + at, len - at, " + the misreading%s [%s]",
              strchr(fit->misreadings, ',') ? "s" : "", fit->misreadings);
   }
+  size_t at = strlen(out);
+  if (strlen(whole) > rule_len && at + 1 < len)
+    snprintf(out + at, len - at, "%s", whole + rule_len);
 }
 
 /* The rule each side's answers follow, as sieve run fits it over these cases, and the axes
  * on which the two fits determine different values. */
 static void print_fits(const differ *d, const char *a, const char *b, int markdown) {
-  char ra[600], rb[600];
+  char ra[1200], rb[1200];
   if (!d->a.fitted.fit.made || !d->b.fitted.fit.made)
     return;
   rule_with_misreadings(&d->a.fitted.fit, ra, sizeof ra);
@@ -567,10 +575,12 @@ static void print(const differ *d, const char *a, const char *b, int markdown) {
       continue;
     for (size_t i = 0; i < d->n; i++)
       n += strcmp(d->found[i].axis, axis) == 0;
+    /* A case whose fixture names no axis is about a statement no engine varies. */
+    const char *about = strcmp(axis, "none") == 0 ? "no axis" : axis;
     if (markdown)
-      printf("\n### Cases about %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", axis, n, a, b);
+      printf("\n### Cases about %s (%zu)\n\n| case | %s | %s |\n|---|---|---|\n", about, n, a, b);
     else
-      printf("\ncases about %s (%zu)\n", axis, n);
+      printf("\ncases about %s (%zu)\n", about, n);
     for (size_t i = 0; i < d->n; i++)
       if (strcmp(d->found[i].axis, axis) == 0)
         printf(markdown ? "| `%s` (%s) | %s | %s |\n" : "  %s (%s): %s | %s\n", d->found[i].id,

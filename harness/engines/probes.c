@@ -1041,7 +1041,8 @@ static mask probe_penalty_range(prober *pr) {
 /* Repetition 2 on token 1 of (1, -3e38, 0.5): -6e38 is past float32's range, an error, or -inf
  * and the token goes. First, repetition 2 on token 1 of (1, -1, -1.5) under top_k 2 keeps {0, 2}
  * only where the penalty multiplies a negative logit (-2): one that divides it (-0.5) keeps
- * {0, 1}, never overflows, and shows no choice here. */
+ * {0, 1}, never overflows, and shows no choice here; any other answer is some other departure,
+ * and the overflow is not read. */
 static mask probe_penalty_overflow(prober *pr) {
   if (!offered(pr, SIEVE_AXIS_PENALTY_OVERFLOW, "repetition_penalty"))
     return ALL(PENALTY_OVERFLOW);
@@ -1051,10 +1052,14 @@ static mask probe_penalty_overflow(prober *pr) {
       pr_filter_row_ids(pr, "[1,-3e38,0.5]", "{\"repetition_penalty\":2}", "\"output_ids\":[1]");
   char a[64], b[64];
   const int multiplies = sign.answered && !sign.error && sign.set == 0x5;
+  const int divides = sign.answered && !sign.error && sign.set == 0x3;
   pr_note(pr, SIEVE_AXIS_PENALTY_OVERFLOW,
           "repetition 2 on token 1 of (1, -1, -1.5), top_k 2, keeps %s%s; of (1, -3e38, 0.5) %s %s",
           pr_describe(&sign, b, sizeof b),
-          multiplies ? "" : " (the penalty does not multiply a negative logit: no overflow shows)",
+          multiplies ? ""
+          : divides  ? " (the penalty divides a negative logit: no overflow shows)"
+                     : " (neither {0,2}, a penalty multiplying the negative logit, nor {0,1}, one "
+                       "dividing it: the overflow is not read)",
           r.error ? "is" : "keeps", pr_describe(&r, a, sizeof a));
   if (!r.answered || !multiplies)
     return ALL(PENALTY_OVERFLOW);

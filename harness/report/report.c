@@ -177,9 +177,16 @@ static void diagnosis_axes(const fit_result *f, FILE *out, int markdown) {
 static void diagnosis_residual(const fit_result *f, FILE *out, int markdown) {
   if (f->failures == f->explained)
     return;
-  fputs(markdown ? "\n| failures no known choice explains | cases | for example |\n|---|---:|---|\n"
-                 : "failures no known choice explains, grouped by what they share:\n",
-        out);
+  int unfit = 0;
+  for (int a = 0; a < SIEVE_AXIS_COUNT; a++)
+    unfit |= f->axes[a].unfit;
+  /* "The rule" of a group is the fit with each axis no value fits at its nearest value. */
+  const char *against = unfit ? " (the rule: the fit, each axis no value fits at its nearest)" : "";
+  if (markdown)
+    fprintf(out, "\n| failures no known choice explains%s | cases | for example |\n|---|---:|---|\n",
+            against);
+  else
+    fprintf(out, "failures no known choice explains, grouped by what they share%s:\n", against);
   for (size_t g = 0; g < f->n_groups; g++)
     if (markdown)
       fprintf(out, "| %s | %zu | `%s` |\n", f->groups[g].description, f->groups[g].count,

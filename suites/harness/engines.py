@@ -2,9 +2,11 @@
 that carry an axis value, and the nearest profile when none matches; read jointly, it says "no
 value fits" to a top-p rule outside the boundary axis without blaming another axis, sieve run
 names no cause for such a rule's failures, and the fingerprint finds the rank key of samplers
-that answer in probability space; sieve diff finds the differences an axis explains and none
-between the oracle and itself or the faithful port; both survive implementations that crash or
-exit."""
+that answer in probability space; a probe's evidence names no cause its row cannot tell (the
+overflow probe says a penalty divides a negative logit only where its row shows that); sieve
+diff finds the differences an axis explains and none between the oracle and itself or the
+faithful port, and names the axes no value fits in each side's rule; both survive
+implementations that crash or exit."""
 
 import json
 import re
@@ -133,6 +135,18 @@ def fingerprints(ctx):
         got, _ = fingerprint(ctx, f"lib:{ctx.mutants}/lib{name}.so")
         ctx.check(f"fingerprint finds {axis} = {value} in mutant {name}", got.get(axis) == value,
                   f"got {got.get(axis)}")
+    # The overflow probe's first row tells a repetition penalty dividing a negative logit from
+    # another departure; top-k keeping k + 1 is neither, and is not said to divide.
+    for name, said in (("repetition-divides-negative", "the penalty divides a negative logit"),
+                       ("topk-off-by-one", "neither {0,2}")):
+        text = ctx.cmd("fingerprint", "--impl", f"lib:{ctx.mutants}/lib{name}.so").stdout
+        line = next((li for li in text.splitlines() if li.startswith("penalty_overflow")), "")
+        ctx.check(f"the overflow probe of mutant {name} says: {said}", said in line, line)
+        if name == "topk-off-by-one":
+            ctx.check("its fit over the probes says the rule its residual groups compare with is "
+                      "the fit with each axis no value fits at its nearest",
+                      "(the rule: the fit, each axis no value fits at its nearest)" in text,
+                      text[-400:])
     near = ctx.cmd("fingerprint", "--impl", f"lib:{ctx.mutants}/libge-boundary.so").stdout
     ctx.check("fingerprint of a mutant no profile matches names the nearest and where it differs",
               "nearest: deepinfer: differs on boundary (profile gt, found ge)" in near, near[-300:])
@@ -280,6 +294,12 @@ def diffs(ctx):
     ctx.check("sieve diff that compares no case (an engine's profile takes no penalty) gives "
               "no verdict: exit 2, saying so",
               none.returncode == 2 and "no case was compared" in none.stderr, none.stderr[-200:])
+    impl = f"exec:{ctx.python} {OUTSIDE} min-p-on-logits"
+    text = ctx.cmd("diff", "profile:deepinfer", impl, "--suite", "penalties").stdout
+    ctx.check("sieve diff's line of the rule each side follows names the axes no value fits, as "
+              "sieve run does", f"{impl[5:]}: deepinfer" in text
+              and "no value fits: min_p_scale" in text.split(impl[5:] + ":")[-1].splitlines()[0],
+              text[:600])
     same = ctx.cmd("diff", "profile:deepinfer", f"exec:{ctx.sieve} serve", "--suite", "ordering")
     ctx.check("sieve diff of the oracle with itself finds nothing", same.returncode == 0,
               same.stdout[:200])
