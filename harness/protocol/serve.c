@@ -196,7 +196,6 @@ fail:
   return rc;
 }
 
-/* Runs `each` over request.rows; a row's error becomes that row's answer. */
 /* An error naming the first sampling option `params` names that the implementation or profile
  * does not take (a row's own error in a filter or sample request); 0 when there is none. */
 static int refuse_untaken(const op_context *ctx, const cJSON *params, const char *path,
@@ -215,6 +214,7 @@ static int refuse_untaken(const op_context *ctx, const cJSON *params, const char
                   path, missing, ctx->profile);
 }
 
+/* Runs `each` over request.rows; a row's error becomes that row's answer. */
 static int for_each_row(op_context *ctx, const sieve_engine *engine,
                         int (*each)(const cJSON *, const char *, const sieve_engine *, const void *,
                                     jbuf *, req_error *),

@@ -183,7 +183,8 @@ static void diagnosis_residual(const fit_result *f, FILE *out, int markdown) {
   /* "The rule" of a group is the fit with each axis no value fits at its nearest value. */
   const char *against = unfit ? " (the rule: the fit, each axis no value fits at its nearest)" : "";
   if (markdown)
-    fprintf(out, "\n| failures no known choice explains%s | cases | for example |\n|---|---:|---|\n",
+    fprintf(out,
+            "\n| failures no known choice explains%s | cases | for example |\n|---|---:|---|\n",
             against);
   else
     fprintf(out, "failures no known choice explains, grouped by what they share%s:\n", against);

@@ -1125,11 +1125,15 @@ static void weigh_axis(fitter *f, fit_result *fit, const uint32_t *reads, int a)
 static void find_masked(const fitter *f, fit_axis *x, int a) {
   char key[64];
   snprintf(key, sizeof key, ",%s=", sieve_axis_name(a));
-  for (size_t i = 0, n = 0; x->n_deciding == 0 && i < f->n && n < 2; i++)
-    if (weighed(f, i) && ((f->cases[i].result->probed_axes >> a & 1) ||
-                          (f->cases[i].rules && strstr(f->cases[i].rules, key))) &&
-        ++n)
-      append(x->masked, sizeof x->masked, ",", f->cases[i].result->id);
+  for (size_t i = 0, n = 0; x->n_deciding == 0 && i < f->n && n < 2; i++) {
+    const fit_case *fc = &f->cases[i];
+    const int separates =
+        (fc->result->probed_axes >> a & 1) || (fc->rules && strstr(fc->rules, key));
+    if (weighed(f, i) && separates) {
+      append(x->masked, sizeof x->masked, ",", fc->result->id);
+      n++;
+    }
+  }
 }
 
 /* Each axis over the small cases, and over all where they leave it open. */
